@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl: the DAT 2.0 kernel API (kDAPL) over ib_core and rdma_cm.
+ *
+ * Module entry points and the debugfs directory.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+
+#include "kdapl.h"
+
+static struct dentry *kdapl_debugfs;
+
+static int kdapl_ias_show(struct seq_file *m, void *unused)
+{
+	kdapl_registry_show(&kdapl_registry, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kdapl_ias);
+
+static int __init kdapl_init(void)
+{
+	int ret;
+
+	kdapl_debugfs = debugfs_create_dir("kdapl", NULL);
+	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
+
+	ret = kdapl_device_init();
+	if (ret) {
+		debugfs_remove_recursive(kdapl_debugfs);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit kdapl_exit(void)
+{
+	kdapl_device_exit();
+	debugfs_remove_recursive(kdapl_debugfs);
+}
+
+module_init(kdapl_init);
+module_exit(kdapl_exit);
+
+MODULE_AUTHOR("The kdapl authors");
+MODULE_DESCRIPTION("kDAPL: DAT 2.0 kernel API over RDMA");
+MODULE_LICENSE("GPL");
