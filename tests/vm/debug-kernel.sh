@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the debug kernel of the test bench.
+#
+# The kernel comes from Debian's linux-source-6.1 with allnoconfig plus
+# tests/vm/debug.config.  The build lives outside the work tree, keyed by
+# the fragment and the source package version, so a fresh clone on the
+# same machine reuses it and a change of either rebuilds it.
+#
+# Prints the build directory on stdout.  The source tree it was built
+# from is "$dir/src", the objects are in "$dir/build".
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KDAPL_CACHE:-/var/cache/kdapl}
+frag=$here/debug.config
+tarball=/usr/src/linux-source-6.1.tar.xz
+# Bump when the build recipe below changes in a way the key cannot see.
+recipe=1
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+key=$( (echo "recipe $recipe"; echo "source $srcver"; cat "$frag") |
+	sha256sum | cut -c1-16)
+dir=$cache/debug-kernel/$key
+
+log() { echo "debug-kernel: $*" >&2; }
+
+mkdir -p "$cache/debug-kernel"
+exec 9>"$cache/debug-kernel/.lock"
+flock 9
+
+if [ -f "$dir/stamp" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+log "building $key (linux-source $srcver); this takes about 10 minutes"
+rm -rf "$dir"
+mkdir -p "$dir/build"
+tar -C "$dir" -xf "$tarball"
+mv "$dir/linux-source-6.1" "$dir/src"
+
+jobs=$(nproc)
+kmake() {
+	make -s -C "$dir/src" O="$dir/build" ARCH=x86_64 -j"$jobs" "$@"
+}
+
+KCONFIG_ALLCONFIG=$frag kmake allnoconfig >&2
+
+# allnoconfig silently drops what it cannot satisfy: insist on the fragment.
+missing=0
+while read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		if ! grep -qxF "$line" "$dir/build/.config"; then
+			log "fragment line not honoured: $line"
+			missing=1
+		fi
+		;;
+	"# CONFIG_"*" is not set")
+		sym=${line#"# "}
+		sym=${sym%" is not set"}
+		if grep -q "^$sym=" "$dir/build/.config"; then
+			log "fragment line not honoured: $line"
+			missing=1
+		fi
+		;;
+	esac
+done <"$frag"
+[ "$missing" = 0 ] || exit 1
+
+kmake bzImage modules >&2
+kmake modules_prepare >&2
+touch "$dir/stamp"
+log "done: $dir"
+echo "$dir"

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the guest tests of the kdapl VM bench (busybox ash, POSIX sh).
+# A test starts with:  . /usr/lib/kdapl/lib.sh
+#
+# A test passes by exiting 0, is skipped by exiting 77 (see skip) and fails
+# with any other status.  die and check end the test; in the interactive
+# shell of "vm.sh --shell" they only return 1 so the shell stays up.
+
+KDAPL_MODDIR=/kdapl
+
+# True when running in an interactive shell rather than a test script.
+kdapl_interactive() {
+	case $- in
+	*i*) return 0 ;;
+	esac
+	return 1
+}
+
+# die MSG...: fail the test with a message.
+die() {
+	echo "FAIL: $*" >&2
+	if kdapl_interactive; then
+		return 1
+	fi
+	exit 1
+}
+
+# skip MSG...: end the test as skipped.
+skip() {
+	echo "SKIP: $*"
+	if kdapl_interactive; then
+		return 0
+	fi
+	exit 77
+}
+
+# info MSG...: a comment line in the log.
+info() {
+	echo "# $*"
+}
+
+# check CMD [ARG...]: run a command, fail the test if it fails.
+check() {
+	echo "+ $*"
+	"$@" || die "command failed (exit $?): $*"
+}
+
+# expect_eq ACTUAL EXPECTED MSG: fail unless the two strings are equal.
+expect_eq() {
+	[ "$1" = "$2" ] || die "$3: got '$1', expected '$2'"
+}
+
+# kernel_is_debug: true on the bench's debug kernel (KASAN, lockdep, ...).
+kernel_is_debug() {
+	case $(uname -r) in
+	*-kdapl-debug) return 0 ;;
+	esac
+	return 1
+}
+
+# True when this kernel has modules to load with modprobe (distro kernel).
+kdapl_has_kmods() {
+	[ -f "/lib/modules/$(uname -r)/modules.dep" ]
+}
+
+# rdma_wait_active NAME [SECONDS]: wait until port 1 of NAME is ACTIVE.
+rdma_wait_active() {
+	_n=${2:-20}
+	while [ "$_n" -gt 0 ]; do
+		if grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" \
+			2>/dev/null; then
+			return 0
+		fi
+		sleep 1
+		_n=$((_n - 1))
+	done
+	die "$1: port 1 not ACTIVE:" \
+		"$(cat "/sys/class/infiniband/$1/ports/1/state" 2>&1)"
+}
+
+# rdma_add rxe|siw [NETDEV]: add soft RoCE rxe0 (default on eth0) or soft
+# iWARP siw0 (default on eth1, debug kernel only) and wait for it.
+rdma_add() {
+	case $1 in
+	rxe)
+		if kdapl_has_kmods; then
+			# rdma_rxe needs crc32 from crc32_generic, or
+			# "rdma link add" fails with ENOENT.
+			check modprobe crc32_generic
+			check modprobe rdma_rxe
+		fi
+		check rdma link add rxe0 type rxe netdev "${2:-eth0}"
+		rdma_wait_active rxe0
+		;;
+	siw)
+		kernel_is_debug || die "siw is only in the debug kernel"
+		check rdma link add siw0 type siw netdev "${2:-eth1}"
+		rdma_wait_active siw0
+		;;
+	*)
+		die "rdma_add: unknown type '$1' (rxe or siw)"
+		;;
+	esac
+}
+
+# rdma_del NAME: delete a soft RDMA link.
+rdma_del() {
+	check rdma link delete "$1"
+}
+
+# rdma_core_load: load the RDMA core modules kdapl links against (distro
+# kernel; built in on the debug kernel).
+rdma_core_load() {
+	if kdapl_has_kmods; then
+		check modprobe -a ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm
+	fi
+}
+
+# kmod_load NAME [PARAM=VALUE...]: insmod /kdapl/NAME.ko.
+kmod_load() {
+	_m=$1
+	shift
+	[ -f "$KDAPL_MODDIR/$_m.ko" ] ||
+		die "$KDAPL_MODDIR/$_m.ko missing (vm.sh --mods DIR)"
+	check insmod "$KDAPL_MODDIR/$_m.ko" "$@"
+}
+
+# kmod_unload NAME: rmmod NAME.
+kmod_unload() {
+	check rmmod "$1"
+}
+
+# kdapl_load [PARAM=VALUE...]: load the RDMA core, then kdapl.ko.
+kdapl_load() {
+	rdma_core_load
+	kmod_load kdapl "$@"
+}
+
+# kdapl_unload: remove kdapl.ko.
+kdapl_unload() {
+	kmod_unload kdapl
+}
+
+# emit_block TAG FILE: send FILE to the host, which writes it to
+# build/vm/blocks/TAG.txt.  The side channel (/dev/ttyS1) carries it
+# without kernel messages mixed in; the console is the fallback.
+emit_block() {
+	[ -r "$2" ] || die "emit_block: cannot read $2"
+	_aux=${KDAPL_AUX:-}
+	if [ -n "$_aux" ] && [ -c "$_aux" ] &&
+		{ echo "KDAPL-BLOCK-BEGIN $1" && awk 1 "$2" &&
+			echo "KDAPL-BLOCK-END $1"; } >"$_aux" 2>/dev/null; then
+		info "block $1: $(wc -l <"$2") lines sent to the host"
+	else
+		echo "KDAPL-BLOCK-BEGIN $1"
+		awk 1 "$2"
+		echo "KDAPL-BLOCK-END $1"
+	fi
+}
