@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kdapl top-level Makefile.
+#
+#   make            build kdapl.ko against KDIR and the user-space programs
+#   make demo       set up, build, boot a VM and show the Interface Adapters
+#   make check      set up, build, static checks, KUnit and VM tests
+#
+# KDIR defaults to the headers of the running kernel when they are
+# installed, else to Debian's linux-headers-amd64.
+
+running_kdir := /lib/modules/$(shell uname -r)/build
+debian_kver := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
+		 2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
+	     /usr/src/linux-headers-$(debian_kver))
+
+# Where the debug kernel of the test bench is; see tests/vm/debug-kernel.sh.
+DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh)/build
+DEBUG_OUT := build/debug
+
+.PHONY: all modules user clean setup check demo debug-modules \
+	vm-test vm-shell kunit print-kdir
+
+all: modules user
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+user:
+	$(MAKE) -C tests/user/dat-constants
+
+# Kbuild cannot put objects of an external module elsewhere than its
+# source, so the build against the debug kernel works on a copy.
+debug-modules:
+	rm -rf $(DEBUG_OUT) && mkdir -p $(DEBUG_OUT)/tests
+	cp -r Kbuild kdapl include $(DEBUG_OUT)/
+	cp -r tests/kunit tests/kmod $(DEBUG_OUT)/tests/
+	find $(DEBUG_OUT) -name '*.o' -o -name '*.ko' -o -name '.*.cmd' | \
+		xargs rm -f
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_OUT) KDAPL_TESTS=1 \
+		modules
+
+setup:
+	bash tests/setup.sh
+
+check:
+	bash tests/check.sh
+
+demo:
+	bash tests/demo.sh
+
+# make vm-test T="ias_hotplug" [KERNEL=debug]
+KERNEL ?= distro
+vm-test:
+	bash tests/run-vm.sh $(KERNEL) $(T)
+
+# make vm-shell [KERNEL=debug]
+vm-shell:
+	bash tests/run-vm.sh --shell $(KERNEL)
+
+kunit:
+	bash tests/kunit/run.sh
+
+print-kdir:
+	@echo $(KDIR)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tests/user/dat-constants clean || true
+	rm -rf build

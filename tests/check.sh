@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: everything, from a fresh Debian 12 machine.
+#
+# Steps: set-up, build (W=1) for Debian's kernel and for the debug
+# kernel, sparse, checkpatch --strict, user-space tests, the bench's own
+# self-test, KUnit in the debug VM, and the integration tests in the
+# distro and debug VMs.  Every result is a PASS or FAIL line, also kept in
+# build/check/results.txt; the last line is "N passed, N failed" and the
+# exit status is non-zero if anything failed.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+out=build/check
+mkdir -p "$out"
+results=$out/results.txt
+: >"$results"
+
+pass() { echo "PASS $1" | tee -a "$results"; }
+fail() { echo "FAIL $1" | tee -a "$results"; }
+
+# run NAME CMD...: one result for a command, its log kept in build/check.
+run() {
+	local name=$1 log
+	shift
+	log=$out/${name//\//_}.log
+	echo "== $name"
+	if "$@" >"$log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name"
+		tail -n 40 "$log"
+	fi
+}
+
+summary() {
+	local p f
+	p=$(grep -c '^PASS' "$results")
+	f=$(grep -c '^FAIL' "$results")
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+	exit
+}
+
+# Our own files in diagnostics of a kbuild log, whatever the prefix.
+own_diags() {
+	grep -E "^($top/)?(kdapl|include|tests|build/debug)/[^:]*:[0-9]+:[0-9]*:? *(warning|error)" "$1"
+}
+
+# kbuild_clean NAME LOG CMD...: the build must succeed with no diagnostic
+# in our files.
+kbuild_clean() {
+	local log=$2
+	shift 2
+	"$@" >"$log" 2>&1 || { cat "$log"; return 1; }
+	if own_diags "$log"; then
+		return 1
+	fi
+}
+
+echo "== setup"
+if ! bash tests/setup.sh; then
+	fail setup
+	summary
+fi
+
+kdir=$(make -s --no-print-directory print-kdir)
+
+# --- Build for the distro kernel, as users build it, with W=1 ---------
+build_distro() {
+	make -s clean >/dev/null 2>&1
+	kbuild_clean build "$out/build-distro.kbuild" \
+		make modules KDAPL_TESTS=1 W=1
+}
+run build/distro-W1 build_distro
+
+run build/user make user
+
+# --- Static checks -----------------------------------------------------
+sparse_distro() {
+	kbuild_clean sparse "$out/sparse.kbuild" \
+		make -C "$kdir" M="$top" KDAPL_TESTS=1 C=2 CHECK=sparse modules
+}
+run static/sparse sparse_distro
+
+debug_dir=
+if debug_dir=$(tests/vm/debug-kernel.sh 2>"$out/debug-kernel.log"); then
+	pass build/debug-kernel
+else
+	fail build/debug-kernel
+	tail -n 40 "$out/debug-kernel.log"
+fi
+
+if [ -n "$debug_dir" ]; then
+	checkpatch=$debug_dir/src/scripts/checkpatch.pl
+	# The DAT API defines its types as typedefs: NEW_TYPEDEFS does not
+	# apply to the API headers.
+	while read -r f; do
+		case $f in
+		include/rdma/kdat*.h) ignore=--ignore=NEW_TYPEDEFS ;;
+		*) ignore= ;;
+		esac
+		run "checkpatch/$f" "$checkpatch" --no-tree --strict --quiet \
+			$ignore --file "$f"
+	done < <(git ls-files --cached --others --exclude-standard \
+		 -- '*.c' '*.h' | grep -v '^build/' | sort -u)
+
+	debug_build() {
+		kbuild_clean build "$out/build-debug.kbuild" \
+			make debug-modules W=1
+	}
+	run build/debug-W1 debug_build
+fi
+
+# --- User-space tests --------------------------------------------------
+run user/dat-constants make -C tests/user/dat-constants check
+
+# --- The bench proves it can fail ---------------------------------------
+if [ -n "$debug_dir" ]; then
+	echo "== bench self-test"
+	bash tests/vm/selftest.sh --results "$results" ||
+		echo "bench self-test failed"
+fi
+
+# --- KUnit in the debug VM ---------------------------------------------
+if [ -n "$debug_dir" ]; then
+	echo "== kunit"
+	bash tests/kunit/run.sh --results "$results" || echo "kunit failed"
+fi
+
+# --- Integration tests in both VMs --------------------------------------
+vm_tests="smoke ias ias_race"
+echo "== distro VM"
+tests/run-vm.sh --results "$results" distro $vm_tests ||
+	echo "distro VM tests failed"
+if [ -n "$debug_dir" ]; then
+	echo "== debug VM"
+	tests/run-vm.sh --results "$results" debug $vm_tests ||
+		echo "debug VM tests failed"
+fi
+
+summary

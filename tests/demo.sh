@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: set up what is missing, build kdapl, boot Debian's kernel in
+# a VM with a soft RoCE device, load the module and print the Interface
+# Adapters it made.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+bash tests/setup.sh
+make -s user
+rm -f build/vm/blocks/demo.txt
+status=0
+tests/run-vm.sh distro demo || status=$?
+echo
+if [ -s build/vm/blocks/demo.txt ]; then
+	cat build/vm/blocks/demo.txt
+else
+	echo "demo: the VM printed no adapter list" >&2
+	status=1
+fi
+exit $status

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build kdapl and its test modules for one kernel of the bench and run
+# guest tests (tests/vm/cases/NAME.sh) in a VM booted with it.
+#
+#   tests/run-vm.sh [VM.SH OPTION...] distro|debug [TEST...]
+#
+# for example --shell, --results FILE, --blocks DIR, --timeout SEC.
+#
+# distro: Debian's kernel; kdapl.ko built in place with kbuild, as users
+#         build it.
+# debug:  the bench's debug kernel (KASAN, lockdep, kmemleak, KUnit); the
+#         modules are built on a copy under build/debug.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+# Options before the kernel name go to tests/vm/vm.sh as they are.
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--shell|--expect-fail|-q|--quiet) args+=("$1"); shift ;;
+	--*) args+=("$1" "$2"); shift 2 ;;
+	*) break ;;
+	esac
+done
+kernel=${1:?usage: run-vm.sh [--shell] [--results FILE] distro|debug [TEST...]}
+shift
+
+case $kernel in
+distro)
+	make -s modules KDAPL_TESTS=1 >&2
+	mods=(--mods kdapl --mods tests/kmod)
+	;;
+debug)
+	make -s debug-modules >&2
+	mods=(--mods build/debug/kdapl --mods build/debug/tests/kmod
+	      --mods build/debug/tests/kunit)
+	;;
+*)
+	echo "run-vm.sh: unknown kernel '$kernel' (distro or debug)" >&2
+	exit 2
+	;;
+esac
+
+exec tests/vm/vm.sh --kernel "$kernel" "${mods[@]}" "${args[@]}" "$@"
