@@ -12,6 +12,11 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/kdat.h>
 
@@ -39,6 +44,9 @@ enum kdapl_transport {
  * @ibdev_name: name of @ibdev, kept current by the rename upcall
  * @netdev_name: the port's net_device for RoCE and iWARP, else empty
  * @name: the adapter name consumers open, see kdapl_adapter_format_name()
+ * @ia_lock: protects @ias and @gone; taken before any IA lock
+ * @ias: IAs open on the adapter
+ * @gone: the device is being removed; no IA may open
  *
  * Names are written only under the registry lock; readers copy them out
  * under the same lock.
@@ -46,6 +54,9 @@ enum kdapl_transport {
 struct kdapl_adapter {
 	struct kref ref;
 	struct list_head entry;
+	struct mutex ia_lock;	/* see above */
+	struct list_head ias;
+	bool gone;
 	struct ib_device *ibdev;
 	u32 port;
 	enum kdapl_transport transport;
@@ -88,5 +99,422 @@ void kdapl_registry_show(struct kdapl_registry *reg, struct seq_file *m);
 
 int kdapl_device_init(void);
 void kdapl_device_exit(void);
+
+/* ---------------------------------------------------------------------
+ * The DAT object model: see Documentation/objects.rst.
+ */
+
+struct kdapl_ia;
+
+/**
+ * struct kdapl_object - what every DAT object starts with
+ * @ref: lifetime of the memory; the handle table holds one reference
+ *	while the object is published, every lookup takes one more
+ * @type: DAT_HANDLE_TYPE_* of the object
+ * @id: index in the handle table, from 1
+ * @gen: generation, different for every object ever published
+ * @users: how many other DAT objects use this one (an EP uses its PZ and
+ *	EVDs, an RMR bound to an LMR uses the LMR, ...); freeing is refused
+ *	with DAT_INVALID_STATE while it is not zero.  Changed under the IA
+ *	lock.
+ * @ia: the IA the object belongs to; for an IA, the IA itself
+ * @ia_entry: link in &kdapl_ia.objects, under the IA lock
+ * @rcu: the memory is freed after a grace period, lookups run under RCU
+ */
+struct kdapl_object {
+	struct kref ref;
+	DAT_HANDLE_TYPE type;
+	u32 id;
+	u32 gen;
+	int users;
+	struct kdapl_ia *ia;
+	struct list_head ia_entry;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct kdapl_type_ops - per handle type operations, see kdapl_object.c
+ * @name: short name for messages
+ * @bad_handle: DAT_INVALID_HANDLE subtype for a bad handle of this type
+ * @close_rank: abrupt IA close frees objects in increasing rank
+ * @free: frees the object as dat_<type>_free() would, but in any state
+ *	(abrupt close); called with the IA lock held, must not take it
+ * @detach: optional; drops the verbs resources of the object when its
+ *	device goes away, keeping the DAT object for the consumer to free;
+ *	called with the IA lock held.  Without it the object is freed.
+ * @release: frees the memory once the last reference is gone (any
+ *	context; use kfree_rcu() on the containing object)
+ *
+ * @free and @detach are called with a reference to the object held.
+ */
+struct kdapl_type_ops {
+	const char *name;
+	DAT_RETURN_SUBTYPE bad_handle;
+	unsigned int close_rank;
+	void (*free)(struct kdapl_object *obj);
+	void (*detach)(struct kdapl_object *obj);
+	void (*release)(struct kdapl_object *obj);
+};
+
+extern const struct kdapl_type_ops kdapl_ia_type;
+extern const struct kdapl_type_ops kdapl_pz_type;
+extern const struct kdapl_type_ops kdapl_evd_type;
+extern const struct kdapl_type_ops kdapl_ep_type;
+extern const struct kdapl_type_ops kdapl_lmr_type;
+extern const struct kdapl_type_ops kdapl_rmr_type;
+extern const struct kdapl_type_ops kdapl_srq_type;
+
+void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
+		       struct kdapl_ia *ia);
+int kdapl_object_publish(struct kdapl_object *obj);
+bool kdapl_object_unpublish(struct kdapl_object *obj);
+DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj);
+DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			    DAT_RETURN_SUBTYPE bad_handle,
+			    struct kdapl_object **objp);
+void kdapl_object_put(struct kdapl_object *obj);
+const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type);
+
+/*
+ * Look up a handle of a given family and take a reference; on success
+ * *ptr is the containing object (struct kdapl_ep etc.).
+ */
+#define kdapl_get(handle, family, subtype, ptr) ({			\
+	typeof(ptr) __kdapl_ptr = (ptr);				\
+									\
+	kdapl_object_get_typed(handle, DAT_HANDLE_TYPE_##family, subtype, \
+			       (void **)__kdapl_ptr,			\
+			       offsetof(typeof(**__kdapl_ptr), obj));	\
+})
+
+DAT_RETURN kdapl_object_get_typed(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+				  DAT_RETURN_SUBTYPE bad_handle, void **ptr,
+				  size_t offset);
+
+static inline DAT_RETURN kdapl_err(DAT_RETURN_TYPE type,
+				   DAT_RETURN_SUBTYPE subtype)
+{
+	return dat_error(type, subtype);
+}
+
+/**
+ * struct kdapl_owner - who opened IAs: a kernel consumer or an open file
+ * @lock: protects @ias
+ * @ias: open IAs of the owner
+ *
+ * When the owner goes away (the file is released) every IA it still has
+ * is closed abruptly, which frees everything in it.
+ */
+struct kdapl_owner {
+	struct mutex lock;	/* see above */
+	struct list_head ias;
+};
+
+extern struct kdapl_owner kdapl_kernel_owner;
+void kdapl_owner_init(struct kdapl_owner *owner);
+void kdapl_owner_release(struct kdapl_owner *owner);
+
+/**
+ * struct kdapl_ia - an open Interface Adapter
+ * @obj: handle and references
+ * @owner: who opened it
+ * @owner_entry: link in &kdapl_owner.ias, under its lock
+ * @adapter: the adapter opened, with a reference
+ * @ibdev: its device; NULL once the device is gone
+ * @lock: serialises creation and freeing of the IA's objects and protects
+ *	@objects and the @users counts of the objects; process context only
+ * @objects: every object of the IA except the IA itself
+ * @async_evd: the asynchronous event EVD (with a use), or NULL
+ * @async_evd_handle: its handle; events are posted through a lookup, so
+ *	an EVD freed meanwhile only loses them
+ * @async_evd_created: @async_evd was created by dat_ia_open()
+ * @closing: an abrupt close is freeing the objects
+ * @adapter_entry: link in &kdapl_adapter.ias, under its ia_lock
+ * @addr: IPv4 address of the port's net_device at open time, or zero
+ */
+struct kdapl_ia {
+	struct kdapl_object obj;
+	struct kdapl_owner *owner;
+	struct list_head owner_entry;
+	struct kdapl_adapter *adapter;
+	struct ib_device *ibdev;
+	struct mutex lock;	/* see above */
+	struct list_head objects;
+	struct kdapl_evd *async_evd;
+	DAT_EVD_HANDLE async_evd_handle;
+	bool async_evd_created;
+	bool closing;
+	struct list_head adapter_entry;
+	DAT_SOCK_ADDR addr;
+};
+
+DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
+			 DAT_COUNT async_evd_qlen,
+			 DAT_EVD_HANDLE *async_evd_handle,
+			 DAT_IA_HANDLE *ia_handle);
+DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags);
+void kdapl_ia_detach_adapter(struct kdapl_adapter *adapter);
+void kdapl_ia_add_object(struct kdapl_ia *ia, struct kdapl_object *obj);
+void kdapl_ia_del_object(struct kdapl_ia *ia, struct kdapl_object *obj);
+void kdapl_ia_async_event(struct kdapl_ia *ia, DAT_EVENT_NUMBER number,
+			  DAT_HANDLE handle, int reason);
+
+/* Take and drop a "user" reference that blocks freeing of @obj. */
+static inline void kdapl_use(struct kdapl_object *obj)
+{
+	lockdep_assert_held(&obj->ia->lock);
+	obj->users++;
+}
+
+static inline void kdapl_unuse(struct kdapl_object *obj)
+{
+	lockdep_assert_held(&obj->ia->lock);
+	WARN_ON_ONCE(obj->users <= 0);
+	obj->users--;
+}
+
+/**
+ * struct kdapl_pz - a Protection Zone: an ib_pd
+ * @obj: handle and references
+ * @pd: the protection domain; NULL once the device is gone
+ * @lmrs: LMRs of the PZ by lmr_context, for DTO segment checks
+ */
+struct kdapl_pz {
+	struct kdapl_object obj;
+	struct ib_pd *pd;
+	struct xarray lmrs;
+};
+
+/**
+ * struct kdapl_evd - an Event Dispatcher
+ * @obj: handle and references
+ * @flags: DAT_EVD_*_FLAG streams the EVD takes
+ * @lock: protects the ring, the upcall fields and the stream bookkeeping;
+ *	taken with interrupts disabled, from any context
+ * @ring: @qlen events, @count of them queued from @head
+ * @qlen: capacity of @ring
+ * @head: index of the oldest queued event
+ * @count: queued events
+ * @overflowed: an event was refused since the last dequeue; reported
+ *	once on the async EVD
+ * @policy: DAT_UPCALL_* policy
+ * @upcall: upcall object, valid unless @policy is DAT_UPCALL_DISABLE
+ * @upcalls_running: upcalls in progress (SINGLE_INSTANCE allows one)
+ * @upcall_done: woken when @upcalls_running drops to zero
+ * @cq: completion queue for the DTO and RMR bind streams, or NULL
+ * @cq_size: entries of @cq
+ * @recv_flags: completion flags of the receive streams that feed the
+ *	EVD (valid when @recv_streams)
+ * @request_flags: completion flags of the request streams that feed the
+ *	EVD (valid when @request_streams)
+ * @recv_streams: EP receive streams feeding the EVD
+ * @request_streams: EP request streams feeding the EVD
+ */
+struct kdapl_evd {
+	struct kdapl_object obj;
+	DAT_EVD_FLAGS flags;
+	spinlock_t lock;	/* see above */
+	DAT_EVENT *ring;
+	u32 qlen;
+	u32 head;
+	u32 count;
+	bool overflowed;
+	DAT_UPCALL_POLICY policy;
+	DAT_UPCALL_OBJECT upcall;
+	unsigned int upcalls_running;
+	wait_queue_head_t upcall_done;
+	struct ib_cq *cq;
+	u32 cq_size;
+	DAT_COMPLETION_FLAGS recv_flags;
+	DAT_COMPLETION_FLAGS request_flags;
+	unsigned int recv_streams;
+	unsigned int request_streams;
+};
+
+/* Which EP completion stream feeds an EVD. */
+enum kdapl_stream {
+	KDAPL_STREAM_RECV,
+	KDAPL_STREAM_REQUEST,
+};
+
+DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
+			    DAT_UPCALL_POLICY policy,
+			    const DAT_UPCALL_OBJECT *upcall,
+			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
+bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
+DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
+				   enum kdapl_stream stream,
+				   DAT_COMPLETION_FLAGS flags);
+void kdapl_evd_detach_stream(struct kdapl_evd *evd, enum kdapl_stream stream);
+
+/**
+ * struct kdapl_srq - a Shared Receive Queue
+ * @obj: handle and references
+ * @pz: its PZ (in use while the SRQ exists)
+ * @srq: the ib_srq; NULL once the device is gone
+ * @lock: protects the counters and @state; any context
+ * @state: DAT_SRQ_STATE_*
+ * @max_recv_dtos: capacity asked for (the device may give more)
+ * @max_recv_iov: segments per receive
+ * @low_watermark: DAT_SRQ_LW_DEFAULT (none) or the armed limit
+ * @posted: receives posted and not completed
+ * @dev_max_wr: receives the device queue holds (at least @max_recv_dtos)
+ * @sge: scatter list a post is built in, @max_recv_iov entries, under @lock
+ * @free_recvs: receive contexts that can be posted, under @lock; with the
+ *	posted ones they are always @max_recv_dtos
+ * @spare_recvs: contexts set aside by a shrinking resize, IA lock
+ * @chunks: memory of all the receive contexts, IA lock
+ */
+struct kdapl_srq {
+	struct kdapl_object obj;
+	struct kdapl_pz *pz;
+	struct ib_srq *srq;
+	spinlock_t lock;	/* see above */
+	DAT_SRQ_STATE state;
+	DAT_COUNT max_recv_dtos;
+	DAT_COUNT max_recv_iov;
+	DAT_COUNT low_watermark;
+	atomic_t posted;
+	u32 dev_max_wr;
+	struct ib_sge *sge;
+	struct list_head free_recvs;
+	struct list_head spare_recvs;
+	struct list_head chunks;
+};
+
+/**
+ * struct kdapl_srq_recv - context of one receive posted to an SRQ
+ * @cqe: completion handle, the wr_cqe of the posted work request; its
+ *	done callback gives the context back and reports the completion to
+ *	the receive EVD of the EP in the QP's qp_context
+ * @entry: link in &kdapl_srq.free_recvs or &kdapl_srq.spare_recvs while
+ *	not posted
+ * @srq: the SRQ
+ * @cookie: the consumer's cookie, returned with the completion
+ */
+struct kdapl_srq_recv {
+	struct ib_cqe cqe;
+	struct list_head entry;
+	struct kdapl_srq *srq;
+	DAT_DTO_COOKIE cookie;
+};
+
+/**
+ * struct kdapl_ep - an Endpoint
+ * @obj: handle and references
+ * @lock: protects @state and @attr against concurrent modify and the
+ *	connection upcalls; taken with interrupts disabled, any context
+ * @state: DAT_EP_STATE_*
+ * @pz: PZ, or NULL
+ * @recv_evd: EVD of the receive completions, or NULL
+ * @request_evd: EVD of the request completions, or NULL
+ * @connect_evd: EVD of the connection events, or NULL
+ * @srq: SRQ the EP takes its receives from, or NULL
+ * @attr: current attributes
+ * @recv_outstanding: receives posted and not completed
+ * @request_outstanding: sends, RDMA operations and binds posted and not
+ *	completed
+ * @recvs_posted: a receive was ever posted (recv completion flags are
+ *	fixed from then on)
+ * @local_addr: local address once bound, else zero
+ * @remote_addr: peer address once known, else zero
+ * @local_port: local port qualifier
+ * @remote_port: remote port qualifier
+ */
+struct kdapl_ep {
+	struct kdapl_object obj;
+	spinlock_t lock;	/* see above */
+	DAT_EP_STATE state;
+	struct kdapl_pz *pz;
+	struct kdapl_evd *recv_evd;
+	struct kdapl_evd *request_evd;
+	struct kdapl_evd *connect_evd;
+	struct kdapl_srq *srq;
+	DAT_EP_ATTR attr;
+	atomic_t recv_outstanding;
+	atomic_t request_outstanding;
+	bool recvs_posted;
+	DAT_SOCK_ADDR local_addr;
+	DAT_SOCK_ADDR remote_addr;
+	DAT_PORT_QUAL local_port;
+	DAT_PORT_QUAL remote_port;
+};
+
+void kdapl_ep_default_attr(struct kdapl_ia *ia, DAT_EP_ATTR *attr);
+void kdapl_ep_set_state(struct kdapl_ep *ep, DAT_EP_STATE state);
+
+/**
+ * struct kdapl_lmr - a Local Memory Region
+ * @obj: handle and references
+ * @pz: its PZ (in use while the LMR exists)
+ * @mem_type: DAT_MEM_TYPE_* it was created from
+ * @region: region description as given
+ * @length: length asked for
+ * @priv: DAT_MEM_PRIV_* privileges
+ * @va_type: DAT_VA_TYPE_*
+ * @access: IB_ACCESS_* flags the registration work request must give
+ * @mr: the memory region; NULL once the device is gone
+ * @sgt: scatter table kdapl built and mapped (virtual and physical
+ *	types); for DAT_MEM_TYPE_SG the caller's list is mapped in place
+ * @sg: the mapped list (@sgt.sgl or the caller's)
+ * @nents: entries of @sg given to the DMA API
+ * @dma_nents: entries the DMA API returned
+ * @lmr_context: local key
+ * @rmr_context: remote key, zero without remote privileges
+ * @registered_size: bytes covered by the registration
+ * @registered_address: address of the first byte covered
+ * @registered: the registration work request has completed on a QP of
+ *	the PZ (see Documentation/objects.rst)
+ */
+struct kdapl_lmr {
+	struct kdapl_object obj;
+	struct kdapl_pz *pz;
+	DAT_MEM_TYPE mem_type;
+	DAT_REGION_DESCRIPTION region;
+	DAT_VLEN length;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_VA_TYPE va_type;
+	int access;
+	struct ib_mr *mr;
+	struct sg_table sgt;
+	struct scatterlist *sg;
+	unsigned int nents;
+	int dma_nents;
+	DAT_LMR_CONTEXT lmr_context;
+	DAT_RMR_CONTEXT rmr_context;
+	DAT_VLEN registered_size;
+	DAT_VADDR registered_address;
+	bool registered;
+};
+
+/**
+ * struct kdapl_rmr - a Remote Memory Region (a memory window emulated
+ *	with a fast-registration MR, bound by a work request)
+ * @obj: handle and references
+ * @pz: its PZ (in use while the RMR exists)
+ * @mr: fast-registration MR used for binds; NULL once the device is gone
+ * @max_pages: pages @mr can map
+ * @lmr: LMR it is bound to (in use while bound), or NULL
+ * @triplet: bound range
+ * @priv: bound privileges
+ * @rmr_context: remote key of the current binding, zero when unbound
+ */
+struct kdapl_rmr {
+	struct kdapl_object obj;
+	struct kdapl_pz *pz;
+	struct ib_mr *mr;
+	u32 max_pages;
+	struct kdapl_lmr *lmr;
+	DAT_LMR_TRIPLET triplet;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_RMR_CONTEXT rmr_context;
+};
+
+bool kdapl_lmr_covers(const struct kdapl_lmr *lmr, DAT_VADDR va,
+		      DAT_VLEN len);
+void kdapl_rmr_bind_lmr(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
+			const DAT_LMR_TRIPLET *triplet,
+			DAT_MEM_PRIV_FLAGS priv);
+void kdapl_rmr_unbind(struct kdapl_rmr *rmr);
 
 #endif /* _KDAPL_H */

@@ -129,6 +129,8 @@ kdapl_adapter_create(const char *ibdev_name, u32 port,
 
 	kref_init(&adapter->ref);
 	INIT_LIST_HEAD(&adapter->entry);
+	mutex_init(&adapter->ia_lock);
+	INIT_LIST_HEAD(&adapter->ias);
 	adapter->port = port;
 	adapter->transport = transport;
 	strscpy(adapter->ibdev_name, ibdev_name, sizeof(adapter->ibdev_name));

@@ -52,9 +52,12 @@ static void kdapl_device_free(struct kdapl_device *kdev)
 {
 	unsigned int i;
 
-	for (i = 0; i < kdev->nports; i++)
-		if (kdev->adapters[i])
-			kdapl_registry_del(&kdapl_registry, kdev->adapters[i]);
+	for (i = 0; i < kdev->nports; i++) {
+		if (!kdev->adapters[i])
+			continue;
+		kdapl_ia_detach_adapter(kdev->adapters[i]);
+		kdapl_registry_del(&kdapl_registry, kdev->adapters[i]);
+	}
 	kfree(kdev);
 }
 

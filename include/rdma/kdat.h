@@ -13,6 +13,7 @@
 #define _RDMA_KDAT_H
 
 #include <linux/types.h>
+#include <rdma/kdat_types.h>
 
 /*
  * Longest Interface Adapter name, terminating NUL included: an RDMA
@@ -27,5 +28,114 @@ struct kdapl_adapter *kdapl_adapter_get(const char *name);
 void kdapl_adapter_put(struct kdapl_adapter *adapter);
 int kdapl_adapter_name(struct kdapl_adapter *adapter, char *buf, size_t size);
 bool kdapl_adapter_present(struct kdapl_adapter *adapter);
+
+/*
+ * The kDAT 2.0 functions.  Unless a comment says otherwise they may sleep
+ * and must be called from process context; see Documentation/objects.rst
+ * for the context of each call and the meaning of every return value.
+ */
+
+DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type);
+
+/* Interface Adapter */
+DAT_RETURN dat_ia_open(const char *ia_name, DAT_COUNT async_evd_qlen,
+		       DAT_EVD_HANDLE *async_evd_handle,
+		       DAT_IA_HANDLE *ia_handle);
+DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags);
+DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle,
+			DAT_EVD_HANDLE *async_evd_handle,
+			DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
+			DAT_PROVIDER_ATTR_MASK provider_attr_mask,
+			DAT_PROVIDER_ATTR *provider_attr);
+
+/* Protection Zone */
+DAT_RETURN dat_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle);
+DAT_RETURN dat_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
+			DAT_PZ_PARAM *param);
+DAT_RETURN dat_pz_free(DAT_PZ_HANDLE pz_handle);
+
+/* Event Dispatcher */
+DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
+			   DAT_UPCALL_POLICY upcall_policy,
+			   const DAT_UPCALL_OBJECT *upcall,
+			   DAT_EVD_FLAGS evd_flags,
+			   DAT_EVD_HANDLE *evd_handle);
+DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
+				 DAT_UPCALL_POLICY upcall_policy,
+				 const DAT_UPCALL_OBJECT *upcall);
+DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen);
+DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event);
+DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event);
+DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
+			 DAT_EVD_PARAM *param);
+DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle);
+
+/* Endpoint */
+DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
+			 DAT_EVD_HANDLE recv_evd_handle,
+			 DAT_EVD_HANDLE request_evd_handle,
+			 DAT_EVD_HANDLE connect_evd_handle,
+			 const DAT_EP_ATTR *ep_attributes,
+			 DAT_EP_HANDLE *ep_handle);
+DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
+				  DAT_PZ_HANDLE pz_handle,
+				  DAT_EVD_HANDLE recv_evd_handle,
+				  DAT_EVD_HANDLE request_evd_handle,
+				  DAT_EVD_HANDLE connect_evd_handle,
+				  DAT_SRQ_HANDLE srq_handle,
+				  const DAT_EP_ATTR *ep_attributes,
+				  DAT_EP_HANDLE *ep_handle);
+DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
+			DAT_EP_PARAM *param);
+DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
+			 const DAT_EP_PARAM *param);
+DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
+			     DAT_BOOLEAN *recv_idle,
+			     DAT_BOOLEAN *request_idle);
+DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle);
+DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle);
+
+/* Local Memory Region */
+DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
+			   DAT_REGION_DESCRIPTION region_description,
+			   DAT_VLEN length, DAT_PZ_HANDLE pz_handle,
+			   DAT_MEM_PRIV_FLAGS privileges, DAT_VA_TYPE va_type,
+			   DAT_MEM_OPTIMIZE_FLAGS optimization,
+			   DAT_LMR_HANDLE *lmr_handle,
+			   DAT_LMR_CONTEXT *lmr_context,
+			   DAT_RMR_CONTEXT *rmr_context,
+			   DAT_VLEN *registered_length,
+			   DAT_VADDR *registered_address);
+DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
+			 DAT_LMR_PARAM *param);
+DAT_RETURN dat_lmr_free(DAT_LMR_HANDLE lmr_handle);
+DAT_RETURN dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle,
+				  const DAT_LMR_TRIPLET *local_segments,
+				  DAT_VLEN num_segments);
+DAT_RETURN dat_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
+				   const DAT_LMR_TRIPLET *local_segments,
+				   DAT_VLEN num_segments);
+
+/* Remote Memory Region */
+DAT_RETURN dat_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle);
+DAT_RETURN dat_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
+			 DAT_RMR_PARAM *param);
+DAT_RETURN dat_rmr_free(DAT_RMR_HANDLE rmr_handle);
+
+/* Shared Receive Queue */
+DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
+			  const DAT_SRQ_ATTR *srq_attr,
+			  DAT_SRQ_HANDLE *srq_handle);
+DAT_RETURN dat_srq_post_recv(DAT_SRQ_HANDLE srq_handle,
+			     DAT_COUNT num_segments,
+			     const DAT_LMR_TRIPLET *local_iov,
+			     DAT_DTO_COOKIE user_cookie);
+DAT_RETURN dat_srq_query(DAT_SRQ_HANDLE srq_handle, DAT_SRQ_PARAM_MASK mask,
+			 DAT_SRQ_PARAM *param);
+DAT_RETURN dat_srq_resize(DAT_SRQ_HANDLE srq_handle,
+			  DAT_COUNT srq_max_recv_dto);
+DAT_RETURN dat_srq_set_lw(DAT_SRQ_HANDLE srq_handle,
+			  DAT_COUNT low_watermark);
+DAT_RETURN dat_srq_free(DAT_SRQ_HANDLE srq_handle);
 
 #endif /* _RDMA_KDAT_H */

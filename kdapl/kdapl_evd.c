@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kDAT Event Dispatchers: a ring of DAT_EVENTs fed by event streams, with
+ * optional upcalls, and a completion queue for the DTO and RMR bind
+ * streams.  See Documentation/evd.rst.
+ *
+ * Locking: the IA lock (a mutex) serialises creation, resizing and
+ * freeing and the stream bookkeeping against the EP code.  evd->lock, a
+ * spinlock taken with interrupts disabled, protects the ring, the upcall
+ * policy and object and the counters, so that events can be posted and
+ * dequeued from any context.  Upcalls are always called without
+ * evd->lock held.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+
+#include "kdapl.h"
+
+/* Streams an EVD can take. */
+#define KDAPL_EVD_STREAMS						\
+	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG |	\
+	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG |		\
+	 DAT_EVD_ASYNC_FLAG)
+
+/* Streams fed by the completion queue. */
+#define KDAPL_EVD_CQ_STREAMS	(DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG)
+
+/* Streams other than DTO and RMR bind completions. */
+#define KDAPL_EVD_OTHER_STREAMS						\
+	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG |			\
+	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_ASYNC_FLAG)
+
+/* Completion flags kDAT defines. */
+#define KDAPL_COMPLETION_FLAGS						\
+	(DAT_COMPLETION_SUPPRESS_FLAG |					\
+	 DAT_COMPLETION_SOLICITED_WAIT_FLAG |				\
+	 DAT_COMPLETION_UNSIGNALLED_FLAG |				\
+	 DAT_COMPLETION_BARRIER_FENCE_FLAG |				\
+	 DAT_COMPLETION_EVD_THRESHOLD_FLAG |				\
+	 DAT_COMPLETION_LMR_INVALIDATE_FENCE_FLAG)
+
+/*
+ * A bad EVD handle given to a dat_evd_*() function.  DAT defines only
+ * role-specific subtypes for EVDs; like other DAPL providers kdapl
+ * reports the request EVD subtype for the generic operations.
+ */
+#define KDAPL_EVD_BAD_HANDLE	DAT_INVALID_HANDLE_EVD_REQUEST
+
+static DAT_RETURN kdapl_evd_check_args(DAT_COUNT qlen,
+				       DAT_UPCALL_POLICY policy,
+				       const DAT_UPCALL_OBJECT *upcall,
+				       DAT_EVD_FLAGS flags)
+{
+	if (qlen <= 0)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	switch (policy) {
+	case DAT_UPCALL_DISABLE:
+		break;
+	case DAT_UPCALL_SINGLE_INSTANCE:
+	case DAT_UPCALL_NOTIFY:
+	case DAT_UPCALL_MANY:
+		if (!upcall || !upcall->upcall_func)
+			return dat_error(DAT_INVALID_PARAMETER,
+					 DAT_INVALID_ARG4);
+		break;
+	default:
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	if (!flags || (flags & ~KDAPL_EVD_STREAMS))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	return DAT_SUCCESS;
+}
+
+/* The IA can still get new verbs objects: not closing, device present. */
+static DAT_RETURN kdapl_evd_ia_usable(struct kdapl_ia *ia)
+{
+	lockdep_assert_held(&ia->lock);
+	if (ia->closing || !ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+static DAT_EVENT *kdapl_evd_alloc_ring(DAT_COUNT qlen)
+{
+	return kvcalloc(qlen, sizeof(DAT_EVENT), GFP_KERNEL | __GFP_NOWARN);
+}
+
+/* ---------------------------------------------------------------------
+ * The ring; all under evd->lock.
+ */
+
+static void kdapl_evd_push(struct kdapl_evd *evd, const DAT_EVENT *event)
+{
+	u32 tail = evd->head + evd->count;
+
+	if (tail >= evd->qlen)
+		tail -= evd->qlen;
+	evd->ring[tail] = *event;
+	evd->count++;
+}
+
+static void kdapl_evd_pop(struct kdapl_evd *evd, DAT_EVENT *event)
+{
+	*event = evd->ring[evd->head];
+	if (++evd->head == evd->qlen)
+		evd->head = 0;
+	evd->count--;
+	/* There is room again: the next overflow is reported anew. */
+	evd->overflowed = false;
+}
+
+/*
+ * Queue @event.  On a full ring the event is refused and, the first
+ * time since an event last left the ring, *@report is set: the caller
+ * must report the overflow once it has dropped evd->lock.  The async
+ * EVD of the IA does not report its own overflow (that would recurse).
+ * Returns 0, -ENOSPC for a full ring or -ENODEV once the EVD is freed.
+ */
+static int kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
+			   bool *report)
+{
+	if (!evd->ring)
+		return -ENODEV;
+	if (evd->count < evd->qlen) {
+		kdapl_evd_push(evd, event);
+		return 0;
+	}
+	if (!evd->overflowed) {
+		evd->overflowed = true;
+		*report = evd != READ_ONCE(evd->obj.ia->async_evd);
+	}
+	return -ENOSPC;
+}
+
+static void kdapl_evd_report_overflow(struct kdapl_evd *evd)
+{
+	kdapl_ia_async_event(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+			     kdapl_object_handle(&evd->obj),
+			     DAT_EVD_OVERFLOW_ERROR);
+}
+
+/* ---------------------------------------------------------------------
+ * Upcalls
+ */
+
+/*
+ * May the caller of a running upcall go on delivering queued events?
+ * Under SINGLE_INSTANCE only the last of the upcalls still running (some
+ * may have started under another policy) does.
+ */
+static bool kdapl_evd_may_deliver(const struct kdapl_evd *evd)
+{
+	if (evd->policy == DAT_UPCALL_SINGLE_INSTANCE)
+		return evd->upcalls_running == 1;
+	return evd->policy == DAT_UPCALL_MANY;
+}
+
+static bool kdapl_evd_idle(struct kdapl_evd *evd)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	idle = !evd->upcalls_running;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	return idle;
+}
+
+/*
+ * Hand the queued events, oldest first, and then @pending (an event not
+ * in the ring, or NULL) to the upcall one at a time, for as long as
+ * upcalls stay enabled.  Called with evd->lock held, taken with
+ * spin_lock_irqsave(@flags), and with evd->upcalls_running already
+ * counting the caller; returns with the lock released and the caller no
+ * longer counted.
+ *
+ * Every upcall in progress ends here, so events queued while a
+ * SINGLE_INSTANCE upcall ran are picked up by it before it lets go; of
+ * several upcalls running when the policy became SINGLE_INSTANCE, the
+ * last one to return delivers them.
+ * Returns 0, or the kdapl_evd_queue() error of @pending if upcalls were
+ * disabled before it could be delivered.
+ */
+static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
+				 const DAT_EVENT *pending,
+				 unsigned long flags)
+	__releases(&evd->lock)
+{
+	DAT_UPCALL_OBJECT upcall;
+	bool report = false;
+	DAT_EVENT event;
+	bool more;
+	int ret = 0;
+
+	while (kdapl_evd_may_deliver(evd)) {
+		if (evd->count) {
+			kdapl_evd_pop(evd, &event);
+		} else if (pending) {
+			event = *pending;
+			pending = NULL;
+		} else {
+			break;
+		}
+		more = evd->count || pending;
+		upcall = evd->upcall;
+		spin_unlock_irqrestore(&evd->lock, flags);
+		upcall.upcall_func(upcall.instance_data, &event,
+				   more ? DAT_TRUE : DAT_FALSE);
+		spin_lock_irqsave(&evd->lock, flags);
+	}
+	if (pending)
+		ret = kdapl_evd_queue(evd, pending, &report);
+	if (!--evd->upcalls_running)
+		wake_up_all(&evd->upcall_done);
+	spin_unlock_irqrestore(&evd->lock, flags);
+	if (report)
+		kdapl_evd_report_overflow(evd);
+	return ret;
+}
+
+/*
+ * DAT_UPCALL_NOTIFY: tell the upcall that @event (already queued) is
+ * there, once; the policy falls back to DAT_UPCALL_DISABLE until it is
+ * armed again.  Same locking as kdapl_evd_run_upcalls().
+ */
+static void kdapl_evd_notify(struct kdapl_evd *evd, const DAT_EVENT *event,
+			     unsigned long flags)
+	__releases(&evd->lock)
+{
+	DAT_UPCALL_OBJECT upcall = evd->upcall;
+	bool more = evd->count > 1;
+
+	evd->policy = DAT_UPCALL_DISABLE;
+	evd->upcalls_running++;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	upcall.upcall_func(upcall.instance_data, event,
+			   more ? DAT_TRUE : DAT_FALSE);
+	spin_lock_irqsave(&evd->lock, flags);
+	/* Upcalls may have been enabled meanwhile: deliver the queue. */
+	kdapl_evd_run_upcalls(evd, NULL, flags);
+}
+
+/*
+ * Deliver one event: to the upcall or into the ring.  Returns 0, or
+ * -ENOSPC when the ring was full (overflow reported), or -ENODEV when
+ * the EVD has been freed.
+ */
+static int kdapl_evd_deliver(struct kdapl_evd *evd, const DAT_EVENT *event)
+{
+	bool report = false;
+	unsigned long flags;
+	DAT_EVENT ev;
+	int ret;
+
+	ev = *event;
+	ev.evd_handle = kdapl_object_handle(&evd->obj);
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (!evd->ring) {
+		spin_unlock_irqrestore(&evd->lock, flags);
+		return -ENODEV;
+	}
+	switch (evd->policy) {
+	case DAT_UPCALL_SINGLE_INSTANCE:
+		if (evd->upcalls_running)
+			break;	/* the running upcall delivers it */
+		fallthrough;
+	case DAT_UPCALL_MANY:
+		evd->upcalls_running++;
+		return kdapl_evd_run_upcalls(evd, &ev, flags);
+	default:
+		break;
+	}
+	ret = kdapl_evd_queue(evd, &ev, &report);
+	if (!ret && evd->policy == DAT_UPCALL_NOTIFY) {
+		kdapl_evd_notify(evd, &ev, flags);
+		return 0;
+	}
+	spin_unlock_irqrestore(&evd->lock, flags);
+	if (report)
+		kdapl_evd_report_overflow(evd);
+	return ret;
+}
+
+/**
+ * kdapl_evd_post - deliver an event to an EVD
+ * @evd: the EVD; the caller keeps it alive (a reference, or an object
+ *	that uses it)
+ * @event: the event; copied, with its evd_handle set to @evd's handle
+ *
+ * With upcalls disabled the event is queued.  With DAT_UPCALL_MANY, or
+ * DAT_UPCALL_SINGLE_INSTANCE when no upcall is running, the upcall is
+ * called from this context, then any events queued meanwhile; with
+ * SINGLE_INSTANCE and an upcall running the event is queued for that
+ * upcall.  With DAT_UPCALL_NOTIFY the event is queued and the upcall is
+ * told once.  A full ring refuses the event and reports
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, once until an
+ * event leaves the ring.
+ *
+ * Context: any context, hard and soft interrupts included; the upcall
+ * runs in the caller's context, so the caller must not hold a lock the
+ * upcall may need (the kDAT calls it may make take the IA lock or
+ * object spinlocks).
+ * Return: true if the event was delivered or queued, false if it was
+ * refused (full ring, or the EVD is being freed).
+ */
+bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
+{
+	return !kdapl_evd_deliver(evd, event);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
+
+/* ---------------------------------------------------------------------
+ * Creation and freeing
+ */
+
+/**
+ * kdapl_evd_create - create an EVD in an IA
+ * @ia: the IA, with its lock held
+ * @qlen: events the EVD holds, 1 to the device's max_cqe
+ * @policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY or _MANY
+ * @upcall: upcall object, required unless @policy is DAT_UPCALL_DISABLE
+ * @flags: DAT_EVD_*_FLAG streams the EVD takes, at least one
+ * @evdp: the new EVD, published and linked in the IA
+ *
+ * Used by dat_evd_kcreate() and by dat_ia_open() for the async EVD.
+ * The parameter subtypes are those of dat_evd_kcreate()'s arguments.
+ *
+ * Context: process context, may sleep; @ia->lock held.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER for a bad argument;
+ * DAT_INVALID_STATE if the IA is being closed or its device is gone;
+ * DAT_INSUFFICIENT_RESOURCES if memory or the CQ is missing.
+ */
+DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
+			    DAT_UPCALL_POLICY policy,
+			    const DAT_UPCALL_OBJECT *upcall,
+			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp)
+{
+	struct kdapl_evd *evd;
+	struct ib_cq *cq;
+	DAT_RETURN ret;
+
+	lockdep_assert_held(&ia->lock);
+	ret = kdapl_evd_check_args(qlen, policy, upcall, flags);
+	if (ret)
+		return ret;
+	ret = kdapl_evd_ia_usable(ia);
+	if (ret)
+		return ret;
+	if (qlen > ia->ibdev->attrs.max_cqe)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	evd = kzalloc(sizeof(*evd), GFP_KERNEL);
+	if (!evd)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	evd->ring = kdapl_evd_alloc_ring(qlen);
+	if (!evd->ring) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto err_free;
+	}
+	evd->qlen = qlen;
+	evd->flags = flags;
+	spin_lock_init(&evd->lock);
+	init_waitqueue_head(&evd->upcall_done);
+	evd->policy = policy;
+	if (upcall)
+		evd->upcall = *upcall;
+
+	if (flags & KDAPL_EVD_CQ_STREAMS) {
+		cq = ib_alloc_cq(ia->ibdev, evd, qlen, 0, IB_POLL_SOFTIRQ);
+		if (IS_ERR(cq)) {
+			ret = PTR_ERR(cq) == -EINVAL ?
+			      dat_error(DAT_INVALID_PARAMETER,
+					DAT_INVALID_ARG2) :
+			      dat_error(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_TEVD);
+			goto err_free;
+		}
+		evd->cq = cq;
+		evd->cq_size = max_t(u32, cq->cqe, qlen);
+	}
+
+	kdapl_object_init(&evd->obj, DAT_HANDLE_TYPE_EVD, ia);
+	if (kdapl_object_publish(&evd->obj)) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto err_cq;
+	}
+	kdapl_ia_add_object(ia, &evd->obj);
+	*evdp = evd;
+	return DAT_SUCCESS;
+
+err_cq:
+	if (evd->cq)
+		ib_free_cq(evd->cq);
+err_free:
+	kvfree(evd->ring);
+	kfree(evd);
+	return ret;
+}
+
+/*
+ * Take the EVD out of service: no more events or upcalls, queued events
+ * dropped, CQ and ring freed, unlinked from the IA.  Upcalls already
+ * running finish on their own.  IA lock held.
+ */
+static void kdapl_evd_destroy(struct kdapl_evd *evd)
+{
+	struct kdapl_ia *ia = evd->obj.ia;
+	unsigned long flags;
+	DAT_EVENT *ring;
+
+	lockdep_assert_held(&ia->lock);
+	spin_lock_irqsave(&evd->lock, flags);
+	ring = evd->ring;
+	evd->ring = NULL;
+	evd->count = 0;
+	evd->head = 0;
+	evd->policy = DAT_UPCALL_DISABLE;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	/* Waits for the completion handlers that are running. */
+	if (evd->cq) {
+		ib_free_cq(evd->cq);
+		evd->cq = NULL;
+	}
+	kdapl_ia_del_object(ia, &evd->obj);
+	kvfree(ring);
+}
+
+static void kdapl_evd_force_free(struct kdapl_object *obj)
+{
+	struct kdapl_evd *evd = container_of(obj, struct kdapl_evd, obj);
+
+	lockdep_assert_held(&obj->ia->lock);
+	kdapl_evd_destroy(evd);
+	kdapl_object_unpublish(obj);
+}
+
+/*
+ * The device is going away: the CQ goes (the EPs' QPs must be gone
+ * first), the EVD stays with its queued events until the consumer frees
+ * it.  IA lock held.
+ */
+static void kdapl_evd_detach(struct kdapl_object *obj)
+{
+	struct kdapl_evd *evd = container_of(obj, struct kdapl_evd, obj);
+
+	lockdep_assert_held(&obj->ia->lock);
+	if (evd->cq) {
+		ib_free_cq(evd->cq);
+		evd->cq = NULL;
+		evd->cq_size = 0;
+	}
+}
+
+static void kdapl_evd_release(struct kdapl_object *obj)
+{
+	struct kdapl_evd *evd = container_of(obj, struct kdapl_evd, obj);
+
+	/* Freed by kdapl_evd_destroy() unless it never ran. */
+	kvfree(evd->ring);
+	kfree_rcu(evd, obj.rcu);
+}
+
+const struct kdapl_type_ops kdapl_evd_type = {
+	.name = "evd",
+	.bad_handle = KDAPL_EVD_BAD_HANDLE,
+	.close_rank = 50,
+	.free = kdapl_evd_force_free,
+	.detach = kdapl_evd_detach,
+	.release = kdapl_evd_release,
+};
+
+/**
+ * dat_evd_kcreate - create an Event Dispatcher
+ * @ia_handle: the IA
+ * @evd_min_qlen: events the EVD must hold, 1 to the device's max_cqe
+ * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY or _MANY
+ * @upcall: upcall object, required unless @upcall_policy is
+ *	DAT_UPCALL_DISABLE (then it may be NULL)
+ * @evd_flags: DAT_EVD_*_FLAG streams the EVD takes, at least one
+ * @evd_handle: the new EVD
+ *
+ * An EVD that takes DTO or RMR bind completions gets a completion queue
+ * of @evd_min_qlen entries, polled in softirq context.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a queue length out of
+ * range, ARG3 for an unknown (or TEARDOWN) policy, ARG4 for an enabled
+ * policy without upcall function, ARG5 for no stream or an unknown
+ * stream flag, ARG6 for a NULL @evd_handle;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_IA for a bad IA handle;
+ * DAT_INVALID_STATE if the IA is being closed or its device is gone;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY, or
+ * DAT_RESOURCE_TEVD when the device refuses the completion queue.
+ */
+DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
+			   DAT_UPCALL_POLICY upcall_policy,
+			   const DAT_UPCALL_OBJECT *upcall,
+			   DAT_EVD_FLAGS evd_flags,
+			   DAT_EVD_HANDLE *evd_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	if (!evd_handle)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	ret = kdapl_evd_check_args(evd_min_qlen, upcall_policy, upcall,
+				   evd_flags);
+	if (ret)
+		return ret;
+	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ia->lock);
+	ret = kdapl_evd_create(ia, evd_min_qlen, upcall_policy, upcall,
+			       evd_flags, &evd);
+	if (!ret)
+		*evd_handle = kdapl_object_handle(&evd->obj);
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_kcreate);
+
+/**
+ * dat_evd_free - free an Event Dispatcher
+ * @evd_handle: the EVD
+ *
+ * Queued events are dropped.  Returns once upcalls of the EVD that were
+ * running have finished, so it must not be called from one of them.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_EVD_IN_USE while an Endpoint
+ * or another object uses the EVD, or while it is the async EVD of its IA.
+ */
+DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	ia = evd->obj.ia;
+
+	mutex_lock(&ia->lock);
+	if (evd->obj.users || evd == ia->async_evd) {
+		ret = dat_error(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_IN_USE);
+		goto out;
+	}
+	if (!kdapl_object_unpublish(&evd->obj)) {
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+		goto out;
+	}
+	kdapl_evd_destroy(evd);
+out:
+	mutex_unlock(&ia->lock);
+	/* Not under the IA lock: an upcall may be waiting for it. */
+	if (!ret)
+		wait_event(evd->upcall_done, kdapl_evd_idle(evd));
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_free);
+
+/* ---------------------------------------------------------------------
+ * Events and upcalls
+ */
+
+/**
+ * dat_evd_post_se - post a software event
+ * @evd_handle: an EVD created with DAT_EVD_SOFTWARE_FLAG
+ * @event: the event, of number DAT_SOFTWARE_EVENT; copied
+ *
+ * The event is delivered like any other (see kdapl_evd_post()): an
+ * enabled upcall is called from the caller's context.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a NULL @event or one
+ * that is not a software event, with DAT_INVALID_ARG1 for an EVD without
+ * DAT_EVD_SOFTWARE_FLAG;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_QUEUE_FULL when the EVD is full (an overflow is reported on the
+ * async EVD).
+ */
+DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	DAT_RETURN ret;
+	int err;
+
+	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		goto out;
+	}
+	err = kdapl_evd_deliver(evd, event);
+	if (err == -ENOSPC)
+		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	else if (err)
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+out:
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_post_se);
+
+/**
+ * dat_evd_dequeue - take the oldest queued event
+ * @evd_handle: the EVD
+ * @event: where the event is copied
+ *
+ * Works whatever the upcall policy; events handed to an upcall are not
+ * queued.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a NULL @event;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_QUEUE_EMPTY when no event is queued.
+ */
+DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	if (!event)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count)
+		kdapl_evd_pop(evd, event);
+	else
+		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_dequeue);
+
+/**
+ * dat_evd_modify_upcall - change the upcall policy and object
+ * @evd_handle: the EVD
+ * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY, _MANY,
+ *	or DAT_UPCALL_TEARDOWN: disable and wait for running upcalls
+ * @upcall: the new upcall object, or DAT_UPCALL_SAME (NULL) to keep it
+ *
+ * Enabling SINGLE_INSTANCE or MANY while events are queued delivers them
+ * to the upcall from the caller's context (for SINGLE_INSTANCE, unless
+ * an upcall is already running: that one delivers them).  Arming NOTIFY
+ * while events are queued notifies at once.
+ *
+ * Context: any context, except for DAT_UPCALL_TEARDOWN: process context,
+ * sleeps until the running upcalls have returned, so it must not be
+ * called from an upcall of the same EVD.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for an unknown policy,
+ * with DAT_INVALID_ARG3 for an enabled policy without upcall function;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ */
+DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
+				 DAT_UPCALL_POLICY upcall_policy,
+				 const DAT_UPCALL_OBJECT *upcall)
+{
+	DAT_UPCALL_OBJECT object;
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	DAT_EVENT event;
+	DAT_RETURN ret;
+
+	switch (upcall_policy) {
+	case DAT_UPCALL_TEARDOWN:
+		might_sleep();
+		break;
+	case DAT_UPCALL_DISABLE:
+	case DAT_UPCALL_SINGLE_INSTANCE:
+	case DAT_UPCALL_NOTIFY:
+	case DAT_UPCALL_MANY:
+		break;
+	default:
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	object = upcall ? *upcall : evd->upcall;
+	if (!evd->ring) {
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+		goto unlock;
+	}
+	if (upcall_policy > DAT_UPCALL_DISABLE && !object.upcall_func) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto unlock;
+	}
+	evd->upcall = object;
+	switch (upcall_policy) {
+	case DAT_UPCALL_SINGLE_INSTANCE:
+		evd->policy = upcall_policy;
+		if (!evd->count || evd->upcalls_running)
+			goto unlock;
+		evd->upcalls_running++;
+		kdapl_evd_run_upcalls(evd, NULL, flags);
+		goto out;
+	case DAT_UPCALL_MANY:
+		evd->policy = upcall_policy;
+		if (!evd->count)
+			goto unlock;
+		evd->upcalls_running++;
+		kdapl_evd_run_upcalls(evd, NULL, flags);
+		goto out;
+	case DAT_UPCALL_NOTIFY:
+		evd->policy = upcall_policy;
+		if (!evd->count)
+			goto unlock;
+		event = evd->ring[evd->head];
+		kdapl_evd_notify(evd, &event, flags);
+		goto out;
+	default:
+		evd->policy = DAT_UPCALL_DISABLE;
+		break;
+	}
+unlock:
+	spin_unlock_irqrestore(&evd->lock, flags);
+	if (!ret && upcall_policy == DAT_UPCALL_TEARDOWN)
+		wait_event(evd->upcall_done, kdapl_evd_idle(evd));
+out:
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_modify_upcall);
+
+/* ---------------------------------------------------------------------
+ * Query and resize
+ */
+
+/**
+ * dat_evd_query - read the parameters of an EVD
+ * @evd_handle: the EVD
+ * @mask: DAT_EVD_FIELD_* fields wanted, kernel-only ones included
+ * @param: filled in for the fields of @mask; others are left alone
+ *
+ * The state is always DAT_EVD_STATE_ENABLED and the CNO always NULL:
+ * kernel EVDs have no CNO and cannot be disabled.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a bit outside
+ * DAT_EVD_FIELD_ALL_KDAT, with DAT_INVALID_ARG3 for a NULL @param;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ */
+DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
+			 DAT_EVD_PARAM *param)
+{
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	if (mask & ~DAT_EVD_FIELD_ALL_KDAT)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+
+	if (mask & DAT_EVD_FIELD_IA_HANDLE)
+		param->ia_handle = kdapl_object_handle(&evd->obj.ia->obj);
+	if (mask & DAT_EVD_FIELD_EVD_STATE)
+		param->evd_state = DAT_EVD_STATE_ENABLED;
+	if (mask & DAT_EVD_FIELD_CNO)
+		param->cno_handle = DAT_HANDLE_NULL;
+	if (mask & DAT_EVD_FIELD_EVD_FLAGS)
+		param->evd_flags = evd->flags;
+	spin_lock_irqsave(&evd->lock, flags);
+	if (mask & DAT_EVD_FIELD_EVD_QLEN)
+		param->evd_qlen = evd->qlen;
+	if (mask & DAT_EVD_FIELD_UPCALL_POLICY)
+		param->upcall_policy = evd->policy;
+	if (mask & DAT_EVD_FIELD_UPCALL)
+		param->upcall = evd->upcall;
+	spin_unlock_irqrestore(&evd->lock, flags);
+
+	kdapl_object_put(&evd->obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_GPL(dat_evd_query);
+
+/* Grow the CQ to at least @qlen entries; never shrink it. */
+static DAT_RETURN kdapl_evd_grow_cq(struct kdapl_evd *evd, DAT_COUNT qlen)
+{
+	int err;
+
+	if (!evd->cq || qlen <= evd->cq_size)
+		return DAT_SUCCESS;
+	err = ib_resize_cq(evd->cq, qlen);
+	if (err)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_TEVD);
+	evd->cq_size = max_t(u32, evd->cq->cqe, qlen);
+	return DAT_SUCCESS;
+}
+
+/**
+ * dat_evd_resize - change the number of events an EVD holds
+ * @evd_handle: the EVD
+ * @evd_min_qlen: the new capacity, 1 to the device's max_cqe, and at
+ *	least the number of events queued
+ *
+ * Queued events are kept, in order.  The completion queue of an EVD with
+ * DTO or RMR bind streams grows with the EVD but never shrinks (work
+ * requests in flight may still need its entries).  Devices that cannot
+ * resize a CQ (siw) refuse growth beyond the size the CQ was created
+ * with.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a capacity out of range;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_INVALID_STATE when more events are queued than the new capacity,
+ * or once the device is gone;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY, or with
+ * DAT_RESOURCE_TEVD when the CQ cannot grow.
+ */
+DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+{
+	DAT_EVENT *ring, *old;
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+	unsigned long flags;
+	DAT_RETURN ret;
+	u32 i, idx;
+
+	if (evd_min_qlen <= 0)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	ia = evd->obj.ia;
+
+	mutex_lock(&ia->lock);
+	/* The ring is only replaced or freed under the IA lock. */
+	if (!evd->ring) {
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+		goto out;
+	}
+	ret = kdapl_evd_ia_usable(ia);
+	if (ret)
+		goto out;
+	if (evd_min_qlen > ia->ibdev->attrs.max_cqe) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto out;
+	}
+	if (READ_ONCE(evd->count) > evd_min_qlen) {
+		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	ring = kdapl_evd_alloc_ring(evd_min_qlen);
+	if (!ring) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+	ret = kdapl_evd_grow_cq(evd, evd_min_qlen);
+	if (ret) {
+		kvfree(ring);
+		goto out;
+	}
+
+	spin_lock_irqsave(&evd->lock, flags);
+	if (evd->count > evd_min_qlen) {
+		/* Events arrived meanwhile. */
+		spin_unlock_irqrestore(&evd->lock, flags);
+		kvfree(ring);
+		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	for (i = 0, idx = evd->head; i < evd->count; i++) {
+		ring[i] = evd->ring[idx];
+		if (++idx == evd->qlen)
+			idx = 0;
+	}
+	old = evd->ring;
+	evd->ring = ring;
+	evd->qlen = evd_min_qlen;
+	evd->head = 0;
+	spin_unlock_irqrestore(&evd->lock, flags);
+	kvfree(old);
+out:
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_evd_resize);
+
+/* ---------------------------------------------------------------------
+ * Endpoint completion streams
+ */
+
+/*
+ * The completion flag rules of dat_ep_create() for a new stream with
+ * @flags on @evd (evd->lock held).
+ */
+static bool kdapl_evd_stream_ok(const struct kdapl_evd *evd, bool recv,
+				DAT_COMPLETION_FLAGS flags)
+{
+	bool other = evd->flags & KDAPL_EVD_OTHER_STREAMS;
+	bool unsignalled;
+
+	if (flags & ~KDAPL_COMPLETION_FLAGS)
+		return false;
+	/* Streams of one kind on one EVD share their completion flags. */
+	if (recv && evd->recv_streams && flags != evd->recv_flags)
+		return false;
+	if (!recv && evd->request_streams && flags != evd->request_flags)
+		return false;
+	/* Beside other event streams, only default or threshold. */
+	if (other && (flags & ~DAT_COMPLETION_EVD_THRESHOLD_FLAG))
+		return false;
+	/* Unsignalled anywhere: the same flags on every stream. */
+	unsignalled = (flags & DAT_COMPLETION_UNSIGNALLED_FLAG) ||
+		      (evd->recv_streams &&
+		       (evd->recv_flags & DAT_COMPLETION_UNSIGNALLED_FLAG)) ||
+		      (evd->request_streams &&
+		       (evd->request_flags & DAT_COMPLETION_UNSIGNALLED_FLAG));
+	if (unsignalled) {
+		if (evd->recv_streams && evd->recv_flags != flags)
+			return false;
+		if (evd->request_streams && evd->request_flags != flags)
+			return false;
+	}
+	/* Solicited wait receives: no other kind of stream on the EVD. */
+	if (recv && (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
+	    (evd->request_streams || other))
+		return false;
+	if (!recv && evd->recv_streams &&
+	    (evd->recv_flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+		return false;
+	return true;
+}
+
+/**
+ * kdapl_evd_attach_stream - an EP completion stream starts feeding an EVD
+ * @evd: the EVD
+ * @stream: the EP's receive or request stream
+ * @flags: the stream's completion flags (the EP's recv or request
+ *	completion flags)
+ *
+ * Checks the rules of dat_ep_create() on completion flags of streams
+ * sharing an EVD, then counts the stream.  It does not mark the EVD in
+ * use: the caller does that with kdapl_use().
+ *
+ * Context: process context; the IA lock held.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_RECV or
+ * DAT_INVALID_HANDLE_EVD_REQUEST if the EVD does not take DTO
+ * completions;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG6 (the EP attributes of
+ * dat_ep_create()) if @flags break the rules.
+ */
+DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
+				   enum kdapl_stream stream,
+				   DAT_COMPLETION_FLAGS flags)
+{
+	bool recv = stream == KDAPL_STREAM_RECV;
+	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned long irqflags;
+
+	lockdep_assert_held(&evd->obj.ia->lock);
+	if (!(evd->flags & DAT_EVD_DTO_FLAG))
+		return dat_error(DAT_INVALID_HANDLE,
+				 recv ? DAT_INVALID_HANDLE_EVD_RECV :
+					DAT_INVALID_HANDLE_EVD_REQUEST);
+
+	spin_lock_irqsave(&evd->lock, irqflags);
+	if (!kdapl_evd_stream_ok(evd, recv, flags)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	} else if (recv) {
+		evd->recv_flags = flags;
+		evd->recv_streams++;
+	} else {
+		evd->request_flags = flags;
+		evd->request_streams++;
+	}
+	spin_unlock_irqrestore(&evd->lock, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_attach_stream);
+
+/**
+ * kdapl_evd_detach_stream - an EP completion stream stops feeding an EVD
+ * @evd: the EVD
+ * @stream: the stream given to kdapl_evd_attach_stream()
+ *
+ * Context: process context; the IA lock held.
+ */
+void kdapl_evd_detach_stream(struct kdapl_evd *evd, enum kdapl_stream stream)
+{
+	unsigned int *streams;
+	unsigned long flags;
+
+	lockdep_assert_held(&evd->obj.ia->lock);
+	streams = stream == KDAPL_STREAM_RECV ? &evd->recv_streams :
+						&evd->request_streams;
+	spin_lock_irqsave(&evd->lock, flags);
+	if (!WARN_ON_ONCE(!*streams) && !--*streams) {
+		if (stream == KDAPL_STREAM_RECV)
+			evd->recv_flags = DAT_COMPLETION_DEFAULT_FLAG;
+		else
+			evd->request_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	}
+	spin_unlock_irqrestore(&evd->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_detach_stream);

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DAT handles: typed, generation-checked references to kdapl objects.
+ *
+ * A handle is not a pointer.  It packs the object's type, a generation
+ * and an index in one global table:
+ *
+ *   bits 63..56  DAT_HANDLE_TYPE
+ *   bits 55..32  generation (never 0)
+ *   bits 31..0   index in kdapl_handles (from 1)
+ *
+ * A lookup checks all three and takes a reference, so a NULL, freed,
+ * stale, foreign or made-up handle gives DAT_INVALID_HANDLE and never
+ * touches freed memory.  The generation makes a handle of a freed object
+ * useless even once its index is reused.  Lookups run under RCU and may
+ * come from any context; object memory is freed after a grace period.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/module.h>
+#include <linux/xarray.h>
+#include <kunit/visibility.h>
+
+#include "kdapl.h"
+
+#define KDAPL_HANDLE_TYPE_SHIFT	56
+#define KDAPL_HANDLE_GEN_SHIFT	32
+#define KDAPL_HANDLE_GEN_MASK	0xffffffU
+
+static DEFINE_XARRAY_FLAGS(kdapl_handles, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+static u32 kdapl_handle_next;	/* cyclic allocation cursor, under the xa lock */
+static atomic_t kdapl_generation = ATOMIC_INIT(0);
+
+/* The per-type operations, indexed by DAT_HANDLE_TYPE. */
+static const struct kdapl_type_ops *const kdapl_types[] = {
+	[DAT_HANDLE_TYPE_IA] = &kdapl_ia_type,
+	[DAT_HANDLE_TYPE_PZ] = &kdapl_pz_type,
+	[DAT_HANDLE_TYPE_EVD] = &kdapl_evd_type,
+	[DAT_HANDLE_TYPE_EP] = &kdapl_ep_type,
+	[DAT_HANDLE_TYPE_LMR] = &kdapl_lmr_type,
+	[DAT_HANDLE_TYPE_RMR] = &kdapl_rmr_type,
+	[DAT_HANDLE_TYPE_SRQ] = &kdapl_srq_type,
+};
+
+/**
+ * kdapl_object_ops() - operations of a handle type
+ * @type: a DAT_HANDLE_TYPE
+ *
+ * Return: the operations, or NULL for a type kdapl has no objects of.
+ */
+const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type)
+{
+	if ((unsigned int)type >= ARRAY_SIZE(kdapl_types))
+		return NULL;
+	return kdapl_types[type];
+}
+
+/**
+ * kdapl_object_init() - set up the common part of a new object
+ * @obj: the object, zeroed
+ * @type: its DAT_HANDLE_TYPE
+ * @ia: the IA it belongs to (the IA itself for an IA)
+ *
+ * The object holds one reference, which kdapl_object_publish() hands to
+ * the handle table.  Until then it has no handle and nobody can find it.
+ *
+ * Context: any context.
+ */
+void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
+		       struct kdapl_ia *ia)
+{
+	kref_init(&obj->ref);
+	obj->type = type;
+	obj->ia = ia;
+	obj->users = 0;
+	INIT_LIST_HEAD(&obj->ia_entry);
+}
+
+/**
+ * kdapl_object_publish() - give an object its handle
+ * @obj: an object from kdapl_object_init(), fully set up
+ *
+ * From now on lookups of its handle find it.  The handle table owns the
+ * initial reference, dropped by kdapl_object_unpublish().  A published
+ * object other than an IA holds a reference to its IA until its memory
+ * is released, so the IA outlives every object of it.  On failure the
+ * object was never visible and the caller frees it directly.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -ENOMEM or -EBUSY if the table is full.
+ */
+int kdapl_object_publish(struct kdapl_object *obj)
+{
+	u32 gen;
+	int ret;
+
+	do {
+		gen = atomic_inc_return(&kdapl_generation) &
+		      KDAPL_HANDLE_GEN_MASK;
+	} while (!gen);
+	obj->gen = gen;
+
+	if (&obj->ia->obj != obj)
+		kref_get(&obj->ia->obj.ref);
+	ret = xa_alloc_cyclic_irq(&kdapl_handles, &obj->id, obj,
+				  XA_LIMIT(1, U32_MAX), &kdapl_handle_next,
+				  GFP_KERNEL);
+	if (ret < 0) {
+		obj->id = 0;
+		if (&obj->ia->obj != obj)
+			kdapl_object_put(&obj->ia->obj);
+		return ret;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_publish);
+
+/**
+ * kdapl_object_unpublish() - invalidate an object's handle
+ * @obj: a published object; the caller holds a reference
+ *
+ * Later lookups fail.  Drops the handle table's reference.  Of two
+ * threads freeing the same object, only one gets true.
+ *
+ * Context: any context.
+ * Return: true if this call unpublished the object.
+ */
+bool kdapl_object_unpublish(struct kdapl_object *obj)
+{
+	unsigned long flags;
+	bool mine;
+
+	xa_lock_irqsave(&kdapl_handles, flags);
+	mine = obj->id && xa_load(&kdapl_handles, obj->id) == obj;
+	if (mine)
+		__xa_erase(&kdapl_handles, obj->id);
+	xa_unlock_irqrestore(&kdapl_handles, flags);
+
+	if (mine)
+		kdapl_object_put(obj);
+	return mine;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_unpublish);
+
+/**
+ * kdapl_object_handle() - the handle of a published object
+ * @obj: the object
+ *
+ * Context: any context.
+ * Return: the handle; never DAT_HANDLE_NULL.
+ */
+DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj)
+{
+	u64 v = (u64)obj->type << KDAPL_HANDLE_TYPE_SHIFT |
+		(u64)obj->gen << KDAPL_HANDLE_GEN_SHIFT | obj->id;
+
+	return (DAT_HANDLE)(uintptr_t)v;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_handle);
+
+/**
+ * kdapl_object_get() - look up a handle and take a reference
+ * @handle: the handle
+ * @type: the type the handle must have
+ * @bad_handle: DAT_INVALID_HANDLE subtype to return on failure
+ * @objp: where the object is stored on success
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE with @bad_handle as subtype
+ * if @handle is NULL, of another type, stale or unknown.
+ */
+DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			    DAT_RETURN_SUBTYPE bad_handle,
+			    struct kdapl_object **objp)
+{
+	u64 v = (u64)(uintptr_t)handle;
+	struct kdapl_object *obj;
+	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
+
+	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
+		return dat_error(DAT_INVALID_HANDLE, bad_handle);
+
+	rcu_read_lock();
+	obj = xa_load(&kdapl_handles, (u32)v);
+	if (!obj || obj->type != type || obj->gen != gen ||
+	    !kref_get_unless_zero(&obj->ref))
+		obj = NULL;
+	rcu_read_unlock();
+
+	if (!obj)
+		return dat_error(DAT_INVALID_HANDLE, bad_handle);
+	*objp = obj;
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get);
+
+/**
+ * kdapl_object_get_typed() - kdapl_object_get() returning the container
+ * @handle: the handle
+ * @type: the type the handle must have
+ * @bad_handle: DAT_INVALID_HANDLE subtype to return on failure
+ * @ptr: where the containing object is stored on success
+ * @offset: offset of the &struct kdapl_object in the container
+ *
+ * Use through the kdapl_get() macro.
+ *
+ * Context: any context.
+ * Return: as kdapl_object_get().
+ */
+DAT_RETURN kdapl_object_get_typed(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+				  DAT_RETURN_SUBTYPE bad_handle, void **ptr,
+				  size_t offset)
+{
+	struct kdapl_object *obj;
+	DAT_RETURN ret;
+
+	ret = kdapl_object_get(handle, type, bad_handle, &obj);
+	if (ret == DAT_SUCCESS)
+		*ptr = (char *)obj - offset;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get_typed);
+
+static void kdapl_object_release(struct kref *ref)
+{
+	struct kdapl_object *obj = container_of(ref, struct kdapl_object, ref);
+	struct kdapl_ia *ia = obj->ia;
+	bool is_ia = &ia->obj == obj;
+
+	kdapl_types[obj->type]->release(obj);
+	if (!is_ia)
+		kdapl_object_put(&ia->obj);
+}
+
+/**
+ * kdapl_object_put() - drop a reference
+ * @obj: the object, or NULL
+ *
+ * The last reference frees the memory through the type's release
+ * operation, after an RCU grace period.
+ *
+ * Context: any context.
+ */
+void kdapl_object_put(struct kdapl_object *obj)
+{
+	if (obj)
+		kref_put(&obj->ref, kdapl_object_release);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_put);
+
+/**
+ * dat_get_handle_type() - the type of a live handle
+ * @handle: any DAT handle
+ * @type: where the type is stored
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER if @type is NULL;
+ * DAT_INVALID_HANDLE if @handle is not the handle of a live object.
+ */
+DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type)
+{
+	u64 v = (u64)(uintptr_t)handle;
+	DAT_HANDLE_TYPE t = v >> KDAPL_HANDLE_TYPE_SHIFT;
+	struct kdapl_object *obj;
+	DAT_RETURN ret;
+
+	if (!type)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!kdapl_object_ops(t))
+		return dat_error(DAT_INVALID_HANDLE, 0);
+	ret = kdapl_object_get(handle, t, 0, &obj);
+	if (ret)
+		return ret;
+	*type = t;
+	kdapl_object_put(obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_GPL(dat_get_handle_type);
