@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run kdapl's KUnit suites in the debug VM and parse their KTAP output
-# with the kernel's kunit.py.  Prints one PASS/FAIL line per test case
-# (appended to --results FILE if given); exits non-zero on any failure.
+# with the kernel's kunit.py.  Prints one PASS/FAIL/SKIP line per test
+# case (appended to --results FILE if given); exits non-zero on any
+# failure.  A skip (a device-backed case without its device) is not a
+# pass: the debug VM has both devices, so make check shows it.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +17,7 @@ if [ "${1:-}" = --results ]; then
 fi
 
 # A blocks directory of its own: other VM runs clear the shared one.
-blocks=build/vm/kunit-blocks
+blocks=$top/build/vm/kunit-blocks
 rm -rf "$blocks"
 mkdir -p "$blocks"
 vmres=$(mktemp)
@@ -30,10 +32,20 @@ if [ ! -s "$blocks/kunit.txt" ]; then
 	exit 1
 fi
 
+# Suites run at module load print no top-level KTAP header (the boot-time
+# run prints it); add it so kunit.py sees the suites as subtests.
+ktap=$blocks/kunit.ktap
+nsuites=$(grep -cE '^(not )?ok [0-9]+ ' "$blocks/kunit.txt" || true)
+{
+	echo "KTAP version 1"
+	echo "1..$nsuites"
+	cat "$blocks/kunit.txt"
+} >"$ktap"
+
 src=$(tests/vm/debug-kernel.sh)/src
-json=build/vm/kunit.json
-python3 "$src/tools/testing/kunit/kunit.py" parse --json="$json" \
-	"$blocks/kunit.txt" || status=1
+json=$top/build/vm/kunit.json
+python3 "$src/tools/testing/kunit/kunit.py" parse --json="$json" "$ktap" ||
+	status=1
 
 # One line per test case, parameterised cases included.
 lines=$(python3 - "$json" <<'PY'
@@ -45,11 +57,22 @@ with open(sys.argv[1]) as f:
     doc = json.load(f)
 
 count = 0
-for suite in doc.get("sub_groups", []):
-    for case in suite.get("test_cases", []):
+
+
+def leaves(group, prefix):
+    """Every test case, parameterised ones as suite.case.param."""
+    global count
+    for case in group.get("test_cases", []):
         count += 1
-        verdict = "PASS" if case["status"] in ("PASS", "SKIP") else "FAIL"
-        print(f"{verdict} kunit/{suite['name']}.{case['name']}")
+        verdict = {"PASS": "PASS", "SKIP": "SKIP"}.get(case["status"],
+                                                       "FAIL")
+        print(f"{verdict} kunit/{prefix}{case['name']}")
+    for sub in group.get("sub_groups", []):
+        leaves(sub, f"{prefix}{sub['name']}.")
+
+
+for suite in doc.get("sub_groups", []):
+    leaves(suite, f"{suite['name']}.")
 if count == 0:
     print("FAIL kunit/no-test-cases")
 PY
