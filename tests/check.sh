@@ -7,8 +7,9 @@
 # kernel, sparse, checkpatch --strict, user-space tests, the bench's own
 # self-test, KUnit in the debug VM, and the integration tests in the
 # distro and debug VMs.  Every result is a PASS or FAIL line, also kept in
-# build/check/results.txt; the last line is "N passed, N failed" and the
-# exit status is non-zero if anything failed.
+# build/check/results.txt; the last line is "N passed, N failed" (with
+# ", N skipped" if KUnit skipped cases) and the exit status is non-zero
+# if anything failed.
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,10 +38,15 @@ run() {
 }
 
 summary() {
-	local p f
+	local p f s
 	p=$(grep -c '^PASS' "$results")
 	f=$(grep -c '^FAIL' "$results")
-	echo "$p passed, $f failed"
+	s=$(grep -c '^SKIP' "$results")
+	if [ "$s" -gt 0 ]; then
+		echo "$p passed, $f failed, $s skipped"
+	else
+		echo "$p passed, $f failed"
+	fi
 	[ "$f" -eq 0 ]
 	exit
 }
@@ -132,7 +138,7 @@ if [ -n "$debug_dir" ]; then
 fi
 
 # --- Integration tests in both VMs --------------------------------------
-vm_tests="smoke ias ias_race"
+vm_tests="smoke ias ias_race ia_removal"
 echo "== distro VM"
 tests/run-vm.sh --results "$results" distro $vm_tests ||
 	echo "distro VM tests failed"

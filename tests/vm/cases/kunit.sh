@@ -13,7 +13,7 @@ rdma_add siw
 kdapl_load
 dmesg -c >/dev/null
 check insmod /kdapl/kdapl_kunit.ko
-dmesg >/tmp/kunit.log
+dmesg -s 16777216 >/tmp/kunit.log
 emit_block kunit /tmp/kunit.log
 kmod_unload kdapl_kunit
 kdapl_unload
