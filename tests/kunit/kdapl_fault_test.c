@@ -29,9 +29,11 @@ struct kdapl_fault_run {
 };
 
 #define KDAPL_STEP(run, name, call) do {				\
-	if ((run)->ret == DAT_SUCCESS) {				\
-		(run)->ret = (call);					\
-		(run)->step = (name);					\
+	struct kdapl_fault_run *__run = (run);				\
+									\
+	if (__run->ret == DAT_SUCCESS) {				\
+		__run->ret = (call);					\
+		__run->step = (name);					\
 	}								\
 } while (0)
 
