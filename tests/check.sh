@@ -77,7 +77,9 @@ kdir=$(make -s --no-print-directory print-kdir)
 
 # --- Build for the distro kernel, as users build it, with W=1 ---------
 build_distro() {
-	make -s clean >/dev/null 2>&1
+	# Objects only: the top-level clean would remove build/, results
+	# included.
+	make -s -C "$kdir" M="$top" KDAPL_TESTS=1 clean >/dev/null || return 1
 	kbuild_clean build "$out/build-distro.kbuild" \
 		make modules KDAPL_TESTS=1 W=1
 }
