@@ -256,7 +256,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_put);
  *
  * Context: any context.
  * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER if @type is NULL;
- * DAT_INVALID_HANDLE if @handle is not the handle of a live object.
+ * DAT_INVALID_HANDLE if @handle is not the handle of a live object, with
+ * the subtype of the type it claims (DAT_INVALID_HANDLE_EP, ...), or no
+ * subtype if it claims none kdapl has.
  */
 DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type)
 {
@@ -269,7 +271,8 @@ DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!kdapl_object_ops(t))
 		return dat_error(DAT_INVALID_HANDLE, 0);
-	ret = kdapl_object_get(handle, t, 0, &obj);
+	ret = kdapl_object_get(handle, t, kdapl_object_ops(t)->bad_handle,
+			       &obj);
 	if (ret)
 		return ret;
 	*type = t;

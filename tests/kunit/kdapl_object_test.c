@@ -97,8 +97,8 @@ static void kdapl_stale_handle_test(struct kunit *test)
 			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ));
 	KUNIT_EXPECT_EQ(test, dat_pz_query(old, DAT_PZ_FIELD_ALL, &param),
 			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ));
-	KUNIT_EXPECT_EQ(test, DAT_GET_TYPE(dat_get_handle_type(old, &type)),
-			(DAT_RETURN)DAT_INVALID_HANDLE);
+	KUNIT_EXPECT_EQ(test, dat_get_handle_type(old, &type),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ));
 
 	/* New objects never get the old handle back. */
 	for (i = 0; i < 64; i++) {
