@@ -83,8 +83,6 @@ int kdapl_adapter_format_name(char *buf, size_t size, const char *ibdev_name,
 struct kdapl_adapter *kdapl_adapter_create(const char *ibdev_name, u32 port,
 					   const char *ndev_name,
 					   enum kdapl_transport transport);
-bool kdapl_adapter_matches(const struct kdapl_adapter *adapter,
-			   const char *name);
 int kdapl_registry_add(struct kdapl_registry *reg,
 		       struct kdapl_adapter *adapter, struct ib_device *ibdev);
 void kdapl_registry_del(struct kdapl_registry *reg,

@@ -172,23 +172,6 @@ static bool kdapl_adapter_matches_alias(const struct kdapl_adapter *adapter,
 }
 
 /**
- * kdapl_adapter_matches() - whether a name designates an adapter
- * @adapter: the adapter
- * @name: a full adapter name, "<ibdev>-<port>", or the net_device name
- *
- * Context: the caller keeps the adapter's names stable (registry lock,
- * or an adapter that is not listed).
- * Return: true if @name is one of the adapter's names.
- */
-bool kdapl_adapter_matches(const struct kdapl_adapter *adapter,
-			   const char *name)
-{
-	return !strcmp(adapter->name, name) ||
-	       kdapl_adapter_matches_alias(adapter, name);
-}
-EXPORT_SYMBOL_IF_KUNIT(kdapl_adapter_matches);
-
-/**
  * kdapl_registry_add() - list an adapter
  * @reg: the registry
  * @adapter: an adapter from kdapl_adapter_create(), not listed yet
