@@ -222,6 +222,7 @@ DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags)
 {
 	struct kdapl_adapter *adapter = ia->adapter;
 	struct kdapl_owner *owner = ia->owner;
+	DAT_RETURN ret;
 
 	if (flags != DAT_CLOSE_GRACEFUL_FLAG && flags != DAT_CLOSE_ABRUPT_FLAG)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
@@ -230,30 +231,28 @@ DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags)
 	mutex_lock(&ia->lock);
 	if (flags == DAT_CLOSE_GRACEFUL_FLAG &&
 	    kdapl_ia_next_object(ia, ia->async_evd_created)) {
-		mutex_unlock(&ia->lock);
-		mutex_unlock(&adapter->ia_lock);
-		return dat_error(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+		ret = dat_error(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+		goto out_unlock;
 	}
 	if (flags == DAT_CLOSE_GRACEFUL_FLAG && ia->async_evd &&
 	    ia->async_evd_created && ia->async_evd->obj.users > 1) {
 		/* Another IA took our async EVD as its own. */
-		mutex_unlock(&ia->lock);
-		mutex_unlock(&adapter->ia_lock);
-		return dat_error(DAT_INVALID_STATE,
-				 DAT_INVALID_STATE_EVD_IN_USE);
+		ret = dat_error(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_IN_USE);
+		goto out_unlock;
 	}
 	if (!kdapl_object_unpublish(&ia->obj)) {
-		mutex_unlock(&ia->lock);
-		mutex_unlock(&adapter->ia_lock);
-		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		goto out_unlock;
 	}
 	list_del_init(&ia->adapter_entry);
 
+	/*
+	 * Everything but an async EVD the IA made, then that one, even if
+	 * another IA uses it too.
+	 */
 	kdapl_ia_free_objects(ia);
 	kdapl_ia_put_async_evd(ia);
-	/* Another IA may have used our async EVD: it is freed regardless. */
-	ia->async_evd_created = false;
-	kdapl_ia_free_objects(ia);
 	ia->ibdev = NULL;
 	mutex_unlock(&ia->lock);
 	mutex_unlock(&adapter->ia_lock);
@@ -262,6 +261,11 @@ DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags)
 	list_del_init(&ia->owner_entry);
 	mutex_unlock(&owner->lock);
 	return DAT_SUCCESS;
+
+out_unlock:
+	mutex_unlock(&ia->lock);
+	mutex_unlock(&adapter->ia_lock);
+	return ret;
 }
 
 /* The IPv4 address consumers reach the adapter at, if it has one. */
@@ -404,9 +408,9 @@ DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
 	return DAT_SUCCESS;
 
 err_async:
+	/* The async EVD is the only object the IA has yet. */
 	mutex_lock(&ia->lock);
 	kdapl_ia_put_async_evd(ia);
-	kdapl_ia_free_objects(ia);
 	mutex_unlock(&ia->lock);
 err_unlock:
 	mutex_unlock(&adapter->ia_lock);
