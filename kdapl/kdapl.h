@@ -15,6 +15,7 @@
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
@@ -103,6 +104,10 @@ void kdapl_device_exit(void);
  */
 
 struct kdapl_ia;
+struct kdapl_conn;
+struct kdapl_dto;
+struct rdma_cm_event;
+struct rdma_cm_id;
 
 /**
  * struct kdapl_object - what every DAT object starts with
@@ -418,6 +423,17 @@ struct kdapl_srq_recv {
  * @remote_addr: peer address once known, else zero
  * @local_port: local port qualifier
  * @remote_port: remote port qualifier
+ *
+ * Connection (kdapl_cm.c; see Documentation/connections.rst):
+ * @cm_id: rdma_cm identifier of the current connection, or NULL
+ * @qp: queue pair of the current connection, or NULL; set (with
+ *	WRITE_ONCE, under @lock) once the QP is in INIT and cleared under
+ *	@lock before it is destroyed; the DTO code posts to it under @lock
+ * @conn: private connection state of kdapl_cm.c
+ *
+ * Data transfer (kdapl_dto.c; see Documentation/dto.rst):
+ * @dto: private DTO state of kdapl_dto.c (work request contexts and the
+ *	receives posted before the QP exists)
  */
 struct kdapl_ep {
 	struct kdapl_object obj;
@@ -436,10 +452,17 @@ struct kdapl_ep {
 	DAT_SOCK_ADDR remote_addr;
 	DAT_PORT_QUAL local_port;
 	DAT_PORT_QUAL remote_port;
+	/* connection, kdapl_cm.c */
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct kdapl_conn *conn;
+	/* data transfer, kdapl_dto.c */
+	struct kdapl_dto *dto;
 };
 
 void kdapl_ep_default_attr(struct kdapl_ia *ia, DAT_EP_ATTR *attr);
 void kdapl_ep_set_state(struct kdapl_ep *ep, DAT_EP_STATE state);
+DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
 
 /**
  * struct kdapl_lmr - a Local Memory Region
@@ -514,5 +537,191 @@ void kdapl_rmr_bind_lmr(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
 			const DAT_LMR_TRIPLET *triplet,
 			DAT_MEM_PRIV_FLAGS priv);
 void kdapl_rmr_unbind(struct kdapl_rmr *rmr);
+
+/* ---------------------------------------------------------------------
+ * Connections (kdapl_cm.c, kdapl_sp.c, kdapl_cr.c) and data transfer
+ * (kdapl_dto.c).  The two halves meet only through these calls.
+ */
+
+/*
+ * Send queue slots a QP has beyond max_request_dtos, for the memory
+ * registration and RMR bind work requests of kdapl_dto.c.
+ */
+#define KDAPL_EP_SEND_WR_EXTRA	32
+
+/*
+ * Every rdma_cm identifier of kdapl is created with kdapl_cm_handler()
+ * and its context points to one of these, embedded in the object that
+ * owns the identifier at the time; ownership moves by changing the
+ * context (WRITE_ONCE) from listener to CR to EP.
+ *
+ * Lock rule: the rdma_cm event handlers never take an IA lock (a mutex),
+ * so rdma_destroy_id() may be called with an IA lock held.  Work that
+ * needs the IA lock (publishing a CR) is queued on kdapl_wq.
+ */
+enum kdapl_cm_kind {
+	KDAPL_CM_SP,	/* listener of a PSP or RSP (kdapl_sp.c) */
+	KDAPL_CM_CR,	/* request not yet accepted (kdapl_cr.c) */
+	KDAPL_CM_EP,	/* connection of an EP (kdapl_cm.c) */
+};
+
+struct kdapl_cm_ctx {
+	enum kdapl_cm_kind kind;
+};
+
+extern struct workqueue_struct *kdapl_wq;
+
+int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
+int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
+		      struct rdma_cm_event *event);
+int kdapl_cr_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
+		      struct rdma_cm_event *event);
+
+/*
+ * Longest private data kdapl keeps for any transport: the iWARP MPA
+ * limit.  The IA attributes report the limit of its own transport.
+ */
+#define KDAPL_PRIVATE_DATA_MAX	256
+
+/**
+ * struct kdapl_sp - a Public or Reserved Service Point: a listener
+ * @obj: handle and references (type PSP or RSP)
+ * @ctx: rdma_cm context of @cm_id
+ * @cm_id: the listening identifier; NULL once the SP is freed or its
+ *	device is gone (IA lock)
+ * @evd: EVD of the connection requests (in use while the SP exists, its
+ *	memory referenced until the SP's is released)
+ * @conn_qual: the port listened on
+ * @flags: DAT_PSP_* flags (PSP)
+ * @ep: the EP reserved by an RSP, with a reference, until a request
+ *	arrives for it or the RSP is freed (IA lock)
+ * @lock: protects @closed and @consumed; any context
+ * @closed: the SP is freed or lost its device: requests still in flight
+ *	are rejected
+ * @consumed: an RSP took its one request
+ */
+struct kdapl_sp {
+	struct kdapl_object obj;
+	struct kdapl_cm_ctx ctx;
+	struct rdma_cm_id *cm_id;
+	struct kdapl_evd *evd;
+	DAT_CONN_QUAL conn_qual;
+	DAT_PSP_FLAGS flags;
+	struct kdapl_ep *ep;
+	spinlock_t lock;	/* see above */
+	bool closed;
+	bool consumed;
+};
+
+/**
+ * struct kdapl_cr - a Connection Request
+ * @obj: handle and references
+ * @ctx: rdma_cm context of @cm_id while the CR owns it
+ * @cm_id: the request's identifier, owned by the CR until it is accepted
+ *	(then by the EP) or rejected (then destroyed); NULL afterwards or
+ *	once the device is gone (IA lock)
+ * @sp: the service point it arrived on, with a reference (the SP may be
+ *	freed meanwhile; the CR stays valid)
+ * @work: publishes the CR and reports it, out of the rdma_cm handler
+ * @ep: EP reserved for it (RSP, or created by the provider) with a
+ *	reference, or NULL (IA lock)
+ * @provider_ep: @ep was created by kdapl for a DAT_PSP_PROVIDER_FLAG PSP
+ * @local_addr: address the request arrived at
+ * @remote_addr: the peer's address
+ * @remote_port: the peer's port
+ * @conn_qual: conn_qual it arrived at
+ * @private_data_size: bytes of @private_data
+ * @private_data: the peer's private data
+ */
+struct kdapl_cr {
+	struct kdapl_object obj;
+	struct kdapl_cm_ctx ctx;
+	struct rdma_cm_id *cm_id;
+	struct kdapl_sp *sp;
+	struct work_struct work;
+	struct kdapl_ep *ep;
+	bool provider_ep;
+	DAT_SOCK_ADDR local_addr;
+	DAT_SOCK_ADDR remote_addr;
+	DAT_PORT_QUAL remote_port;
+	DAT_CONN_QUAL conn_qual;
+	DAT_COUNT private_data_size;
+	u8 private_data[KDAPL_PRIVATE_DATA_MAX];
+};
+
+/* A request arrived on @sp (its rdma_cm handler); kdapl_cr.c. */
+int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
+		    const struct rdma_cm_event *event);
+/* Report a CR on an SP's EVD; the CR is published.  No IA lock. */
+void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp);
+
+extern const struct kdapl_type_ops kdapl_psp_type;
+extern const struct kdapl_type_ops kdapl_rsp_type;
+extern const struct kdapl_type_ops kdapl_cr_type;
+
+/**
+ * kdapl_cm_accept() - accept a connection request on an EP (kdapl_cm.c)
+ * @ep: the EP, in a state that may accept (checked by the caller)
+ * @id: the request's rdma_cm identifier; on success the EP owns it
+ * @private_data: data for the peer, may be NULL
+ * @private_data_size: its length, within the transport's limit
+ * @cr: the request (addresses and conn_qual of the connection)
+ *
+ * Creates the QP on @id, accepts, and moves the EP to
+ * DAT_EP_STATE_PASSIVE_CONNECTION_PENDING; ESTABLISHED follows as an
+ * event.  Called with the IA lock held.
+ *
+ * Return: DAT_SUCCESS or the DAT error to return from dat_cr_accept();
+ * on error the caller still owns @id.
+ */
+DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			   const void *private_data, u8 private_data_size,
+			   const struct kdapl_cr *cr);
+/* Largest private data of the IA's transport (connect/accept/reject). */
+DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
+
+/* Called by kdapl_ep.c with the IA lock held (process context). */
+void kdapl_cm_ep_destroy(struct kdapl_ep *ep);
+void kdapl_cm_ep_detach(struct kdapl_ep *ep);
+void kdapl_cm_ep_reset(struct kdapl_ep *ep);
+
+/**
+ * kdapl_dto_ep_init() - set up the DTO state of a new EP
+ * @ep: the EP, not yet published
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int kdapl_dto_ep_init(struct kdapl_ep *ep);
+/* Frees the DTO state; the QP is gone.  Process context. */
+void kdapl_dto_ep_fini(struct kdapl_ep *ep);
+/*
+ * The QP of @ep was just created and is in INIT, @ep->qp is set: post the
+ * receives the consumer posted before.  Process context.
+ */
+void kdapl_dto_qp_created(struct kdapl_ep *ep);
+/*
+ * The QP of @ep reached RTS (before ESTABLISHED is reported): register
+ * the LMRs of the PZ that no QP registered yet, and wait for it.
+ * Process context; returns 0 or a negative errno (the connection then
+ * breaks).
+ */
+int kdapl_dto_qp_rts(struct kdapl_ep *ep);
+/*
+ * The QP of @ep was drained and is about to be destroyed (@ep->qp is
+ * already NULL): complete the receives still held in software as
+ * flushed.  Process context.
+ */
+void kdapl_dto_qp_gone(struct kdapl_ep *ep);
+
+/* kdapl_dto.c services for the LMR, RMR and SRQ code. */
+DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
+void kdapl_dto_lmr_created(struct kdapl_lmr *lmr);
+void kdapl_dto_reg_lock(void);
+void kdapl_dto_reg_unlock(void);
+DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
+			       u32 inv_key, bool reg, int access,
+			       DAT_RMR_COOKIE cookie,
+			       DAT_COMPLETION_FLAGS flags);
 
 #endif /* _KDAPL_H */

@@ -153,7 +153,14 @@ static bool kdapl_ep_alive(struct kdapl_ep *ep)
 	return !list_empty(&ep->obj.ia_entry);
 }
 
-static DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state)
+/**
+ * kdapl_ep_state_error() - the DAT_INVALID_STATE error naming an EP state
+ * @state: the state the EP is in
+ *
+ * Return: DAT_INVALID_STATE with the DAT_INVALID_STATE_EP_* subtype of
+ * @state.
+ */
+DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state)
 {
 	DAT_RETURN_SUBTYPE subtype = DAT_INVALID_STATE_EP_PROVIDERCONTROL;
 
@@ -601,7 +608,14 @@ static DAT_RETURN kdapl_ep_create(DAT_IA_HANDLE ia_handle,
 	}
 
 	kdapl_object_init(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
+	if (kdapl_dto_ep_init(ep)) {
+		kdapl_ep_detach_streams(links.recv_evd, links.request_evd);
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto unlock;
+	}
 	if (kdapl_object_publish(&ep->obj)) {
+		kdapl_dto_ep_fini(ep);
 		kdapl_ep_detach_streams(links.recv_evd, links.request_evd);
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -1275,10 +1289,6 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 		ret = dat_error(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_COMPLPENDING);
 	} else {
-		/*
-		 * Connections: the queue pair and connection identifier of
-		 * the old connection are released here (connection code).
-		 */
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 		memset(&ep->local_addr, 0, sizeof(ep->local_addr));
 		memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
@@ -1286,6 +1296,9 @@ DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
 		ep->remote_port = 0;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
+	/* The queue pair and identifier of the old connection go. */
+	if (!ret)
+		kdapl_cm_ep_reset(ep);
 unlock:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);
@@ -1307,10 +1320,12 @@ static void kdapl_ep_destroy(struct kdapl_ep *ep)
 	lockdep_assert_held(&ia->lock);
 
 	/*
-	 * Connections: an EP that is connected or connecting is torn down
-	 * here (disconnect abruptly, destroy the connection identifier and
-	 * the queue pair, flush its DTOs) before its EVDs are let go.
+	 * A connected or connecting EP is torn down (disconnected abruptly,
+	 * its connection identifier and queue pair destroyed, its DTOs
+	 * flushed) before its EVDs are let go.
 	 */
+	kdapl_cm_ep_destroy(ep);
+	kdapl_dto_ep_fini(ep);
 
 	spin_lock_irqsave(&ep->lock, flags);
 	links = (struct kdapl_ep_links) {
@@ -1405,10 +1420,10 @@ static void kdapl_ep_detach(struct kdapl_object *obj)
 {
 	lockdep_assert_held(&obj->ia->lock);
 	/*
-	 * Connections: the queue pair and the connection identifier are
-	 * destroyed here, and a connected EP becomes disconnected
-	 * (connection code).  Until then an EP has no verbs resources.
+	 * The queue pair and the connection identifier are destroyed, a
+	 * connected EP becomes disconnected.
 	 */
+	kdapl_cm_ep_detach(container_of(obj, struct kdapl_ep, obj));
 }
 
 static void kdapl_ep_release(struct kdapl_object *obj)

@@ -26,11 +26,14 @@
 
 /*
  * Private data of a connection request: rdma_cm keeps 36 of the 92 bytes
- * of an InfiniBand REQ for itself, leaving 56; iWARP MPA allows 512 bytes
- * less the 4 of the MPA v2 IRD/ORD exchange.
+ * of an InfiniBand REQ for itself (RDMA_PS_TCP header), leaving 56 (REP
+ * and REJ carry more).  iWARP MPA carries at most RDMA_MAX_PRIVATE_DATA
+ * (256, siw's MPA_MAX_PRIVDATA) bytes, of which MPA v2, siw's default,
+ * takes the 4 of its IRD/ORD exchange: 252.  kdapl_cm.c uses the same
+ * values (kdapl_cm_private_data_max()).
  */
 #define KDAPL_PRIVATE_DATA_IB		56
-#define KDAPL_PRIVATE_DATA_IWARP	508
+#define KDAPL_PRIVATE_DATA_IWARP	252
 
 struct kdapl_owner kdapl_kernel_owner = {
 	.lock = __MUTEX_INITIALIZER(kdapl_kernel_owner.lock),

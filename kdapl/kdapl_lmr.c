@@ -300,7 +300,14 @@ static DAT_RETURN kdapl_lmr_map(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
 	if (npages > max_pages)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY_REGION);
-	mr = ib_alloc_mr(lmr->pz->pd, IB_MR_TYPE_MEM_REG, npages);
+	/*
+	 * One page more than needed when the device allows it: rdma_rxe of
+	 * 6.1 (rxe_mr_copy()) reads the next entry of its map table after
+	 * a copy that ends on the last byte of a full map (256 pages), out
+	 * of the table when the MR has exactly that many pages.
+	 */
+	mr = ib_alloc_mr(lmr->pz->pd, IB_MR_TYPE_MEM_REG,
+			 min_t(u64, npages + 1, max_pages));
 	if (IS_ERR(mr))
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY_REGION);
@@ -558,6 +565,8 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	 * is held by every published object).
 	 */
 	kdapl_use(&pz->obj);
+	/* Usable at once if a connection of the PZ is up. */
+	kdapl_dto_lmr_created(lmr);
 
 	*lmr_handle = kdapl_object_handle(&lmr->obj);
 	if (lmr_context)
@@ -575,7 +584,10 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	return DAT_SUCCESS;
 
 err_unmap:
+	/* kdapl_dto_qp_rts() may have seen it in the PZ's list. */
+	kdapl_dto_reg_lock();
 	kdapl_lmr_unmap(lmr, ia->ibdev);
+	kdapl_dto_reg_unlock();
 err_unlock:
 	mutex_unlock(&ia->lock);
 	kfree(lmr);
@@ -658,7 +670,10 @@ static void kdapl_lmr_destroy(struct kdapl_lmr *lmr)
 
 	lockdep_assert_held(&ia->lock);
 	xa_cmpxchg(&lmr->pz->lmrs, lmr->lmr_context, lmr, NULL, 0);
+	/* Never under a registration work request in flight. */
+	kdapl_dto_reg_lock();
 	kdapl_lmr_unmap(lmr, ia->ibdev);
+	kdapl_dto_reg_unlock();
 	kdapl_unuse(&lmr->pz->obj);
 	kdapl_ia_del_object(ia, &lmr->obj);
 }
@@ -872,7 +887,9 @@ static void kdapl_lmr_detach(struct kdapl_object *obj)
 {
 	struct kdapl_lmr *lmr = container_of(obj, struct kdapl_lmr, obj);
 
+	kdapl_dto_reg_lock();
 	kdapl_lmr_unmap(lmr, obj->ia->ibdev);
+	kdapl_dto_reg_unlock();
 }
 
 static void kdapl_lmr_release(struct kdapl_object *obj)

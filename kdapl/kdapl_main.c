@@ -10,10 +10,17 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/workqueue.h>
 
 #include "kdapl.h"
 
 static struct dentry *kdapl_debugfs;
+
+/*
+ * Work that the rdma_cm event handlers hand off because it needs an IA
+ * lock (see kdapl_cm_handler()).
+ */
+struct workqueue_struct *kdapl_wq;
 
 static int kdapl_ias_show(struct seq_file *m, void *unused)
 {
@@ -26,12 +33,16 @@ static int __init kdapl_init(void)
 {
 	int ret;
 
+	kdapl_wq = alloc_workqueue("kdapl", WQ_MEM_RECLAIM, 0);
+	if (!kdapl_wq)
+		return -ENOMEM;
 	kdapl_debugfs = debugfs_create_dir("kdapl", NULL);
 	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
 
 	ret = kdapl_device_init();
 	if (ret) {
 		debugfs_remove_recursive(kdapl_debugfs);
+		destroy_workqueue(kdapl_wq);
 		return ret;
 	}
 	return 0;
@@ -41,6 +52,7 @@ static void __exit kdapl_exit(void)
 {
 	kdapl_device_exit();
 	debugfs_remove_recursive(kdapl_debugfs);
+	destroy_workqueue(kdapl_wq);
 }
 
 module_init(kdapl_init);

@@ -41,6 +41,9 @@ static const struct kdapl_type_ops *const kdapl_types[] = {
 	[DAT_HANDLE_TYPE_LMR] = &kdapl_lmr_type,
 	[DAT_HANDLE_TYPE_RMR] = &kdapl_rmr_type,
 	[DAT_HANDLE_TYPE_SRQ] = &kdapl_srq_type,
+	[DAT_HANDLE_TYPE_PSP] = &kdapl_psp_type,
+	[DAT_HANDLE_TYPE_RSP] = &kdapl_rsp_type,
+	[DAT_HANDLE_TYPE_CR] = &kdapl_cr_type,
 };
 
 /**

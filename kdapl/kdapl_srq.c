@@ -41,36 +41,6 @@ struct kdapl_srq_chunk {
 	struct kdapl_srq_recv recvs[];
 };
 
-static DAT_DTO_COMPLETION_STATUS kdapl_srq_wc_status(enum ib_wc_status status)
-{
-	switch (status) {
-	case IB_WC_SUCCESS:
-		return DAT_DTO_SUCCESS;
-	case IB_WC_WR_FLUSH_ERR:
-		return DAT_DTO_ERR_FLUSHED;
-	case IB_WC_LOC_LEN_ERR:
-		return DAT_DTO_ERR_LOCAL_LENGTH;
-	case IB_WC_LOC_QP_OP_ERR:
-		return DAT_DTO_ERR_LOCAL_EP;
-	case IB_WC_LOC_PROT_ERR:
-		return DAT_DTO_ERR_LOCAL_PROTECTION;
-	case IB_WC_BAD_RESP_ERR:
-		return DAT_DTO_ERR_BAD_RESPONSE;
-	case IB_WC_REM_ACCESS_ERR:
-		return DAT_DTO_ERR_REMOTE_ACCESS;
-	case IB_WC_REM_INV_REQ_ERR:
-	case IB_WC_REM_OP_ERR:
-	case IB_WC_REM_ABORT_ERR:
-		return DAT_DTO_ERR_REMOTE_RESPONDER;
-	case IB_WC_RNR_RETRY_EXC_ERR:
-		return DAT_DTO_ERR_RECEIVER_NOT_READY;
-	case IB_WC_MW_BIND_ERR:
-		return DAT_DTO_ERR_LOCAL_MM_ERROR;
-	default:
-		return DAT_DTO_ERR_TRANSPORT;
-	}
-}
-
 /*
  * Report a completed receive to the receive EVD of the EP whose QP took it
  * from the SRQ.  The EP code sets qp_context to its struct kdapl_ep when
@@ -96,7 +66,7 @@ static void kdapl_srq_report(struct ib_wc *wc, DAT_DTO_COOKIE cookie)
 	dto = &event.event_data.dto_completion_event_data;
 	dto->ep_handle = kdapl_object_handle(&ep->obj);
 	dto->user_cookie = cookie;
-	dto->status = kdapl_srq_wc_status(wc->status);
+	dto->status = kdapl_dto_wc_status(wc->status);
 	dto->operation = DAT_DTO_RECEIVE;
 	if (wc->status == IB_WC_SUCCESS) {
 		dto->transfered_length = wc->byte_len;

@@ -95,6 +95,54 @@ DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
 DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle);
 DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle);
 
+/* Endpoint connections */
+DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
+			  DAT_IA_ADDRESS_PTR remote_ia_address,
+			  DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+			  DAT_COUNT private_data_size,
+			  const DAT_PVOID private_data, DAT_QOS qos,
+			  DAT_CONNECT_FLAGS connect_flags);
+DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
+			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
+			      DAT_COUNT private_data_size,
+			      const DAT_PVOID private_data, DAT_QOS qos);
+DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
+			     DAT_CLOSE_FLAGS close_flags);
+
+/* Data transfer operations; any context */
+DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ep_post_send_with_invalidate(DAT_EP_HANDLE ep_handle,
+					    DAT_COUNT num_segments,
+					    DAT_LMR_TRIPLET *local_iov,
+					    DAT_DTO_COOKIE user_cookie,
+					    DAT_COMPLETION_FLAGS completion_flags,
+					    DAT_BOOLEAN invalidate_flag,
+					    DAT_RMR_CONTEXT rmr_context);
+DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
+				 DAT_COUNT num_segments,
+				 DAT_LMR_TRIPLET *local_iov,
+				 DAT_DTO_COOKIE user_cookie,
+				 const DAT_RMR_TRIPLET *remote_iov,
+				 DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep_handle,
+					const DAT_RMR_TRIPLET *local_iov,
+					DAT_DTO_COOKIE user_cookie,
+					const DAT_RMR_TRIPLET *remote_iov,
+					DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT num_segments,
+				  DAT_LMR_TRIPLET *local_iov,
+				  DAT_DTO_COOKIE user_cookie,
+				  const DAT_RMR_TRIPLET *remote_iov,
+				  DAT_COMPLETION_FLAGS completion_flags);
+
 /* Local Memory Region */
 DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 			   DAT_REGION_DESCRIPTION region_description,
@@ -121,6 +169,39 @@ DAT_RETURN dat_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle);
 DAT_RETURN dat_rmr_query(DAT_RMR_HANDLE rmr_handle, DAT_RMR_PARAM_MASK mask,
 			 DAT_RMR_PARAM *param);
 DAT_RETURN dat_rmr_free(DAT_RMR_HANDLE rmr_handle);
+DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, DAT_LMR_HANDLE lmr_handle,
+			const DAT_LMR_TRIPLET *lmr_triplet,
+			DAT_MEM_PRIV_FLAGS mem_priv, DAT_VA_TYPE va_type,
+			DAT_EP_HANDLE ep_handle, DAT_RMR_COOKIE user_cookie,
+			DAT_COMPLETION_FLAGS completion_flags,
+			DAT_RMR_CONTEXT *rmr_context);
+
+/* Public and Reserved Service Points, Connection Requests */
+DAT_RETURN dat_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			  DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
+			  DAT_PSP_HANDLE *psp_handle);
+DAT_RETURN dat_psp_create_any(DAT_IA_HANDLE ia_handle,
+			      DAT_CONN_QUAL *conn_qual,
+			      DAT_EVD_HANDLE evd_handle,
+			      DAT_PSP_FLAGS psp_flags,
+			      DAT_PSP_HANDLE *psp_handle);
+DAT_RETURN dat_psp_query(DAT_PSP_HANDLE psp_handle, DAT_PSP_PARAM_MASK mask,
+			 DAT_PSP_PARAM *param);
+DAT_RETURN dat_psp_free(DAT_PSP_HANDLE psp_handle);
+DAT_RETURN dat_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			  DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
+			  DAT_RSP_HANDLE *rsp_handle);
+DAT_RETURN dat_rsp_query(DAT_RSP_HANDLE rsp_handle, DAT_RSP_PARAM_MASK mask,
+			 DAT_RSP_PARAM *param);
+DAT_RETURN dat_rsp_free(DAT_RSP_HANDLE rsp_handle);
+DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
+			DAT_CR_PARAM *param);
+DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
+			 DAT_COUNT private_data_size,
+			 const DAT_PVOID private_data);
+DAT_RETURN dat_cr_reject(DAT_CR_HANDLE cr_handle, DAT_COUNT private_data_size,
+			 const DAT_PVOID private_data);
+DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff);
 
 /* Shared Receive Queue */
 DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,

@@ -1139,9 +1139,9 @@ typedef struct dat_rmr_bind_completion_event_data {
 } DAT_RMR_BIND_COMPLETION_EVENT_DATA;
 
 /*
- * Connection request arrival.  sp_handle is NULL for an RSP, which is
- * consumed by the request.  truncate_flag is set when the private data
- * did not fit.
+ * Connection request arrival.  sp_handle names the PSP or RSP the
+ * request arrived on (an RSP takes one request only).  truncate_flag is
+ * set when the private data did not fit.
  */
 typedef struct dat_cr_arrival_event_data {
 	DAT_SP_HANDLE		sp_handle;

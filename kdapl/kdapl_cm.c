@@ -1,0 +1,1511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kDAT connections of Endpoints: dat_ep_connect(), dat_ep_dup_connect(),
+ * dat_ep_disconnect(), the accept half of dat_cr_accept(), and the
+ * rdma_cm event handler of every kdapl identifier.
+ *
+ * One struct kdapl_conn exists per connection attempt of an EP, active
+ * or passive.  It owns the rdma_cm identifier, the queue pair and the
+ * private CQs of an EP without a DTO EVD, and turns rdma_cm events into
+ * EP states and DAT connection events.  It lives from dat_ep_connect()
+ * or dat_cr_accept() until dat_ep_reset() or dat_ep_free().
+ *
+ * Contexts: the rdma_cm handler runs in process context and never takes
+ * an IA lock, so rdma_destroy_id() may be called with one held; it does
+ * not post events either, since an EVD upcall may call back into kDAT
+ * and take the IA lock.  Events are queued in the conn under ep->lock
+ * and posted by a work item on kdapl_wq.  The verbs resources are torn
+ * down by kdapl_conn_teardown(), called with the IA lock held (free,
+ * reset, detach, disconnect) or from a work item (after a failure or a
+ * peer's disconnect, and on a connect timeout), serialised by conn->lock.
+ * See Documentation/connections.rst.
+ *
+ * Lock order: IA lock, conn->lock, rdma_cm handler mutex (taken by
+ * rdma_destroy_id() and rdma_lock_handler()), ep->lock.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "kdapl.h"
+#include "kdapl_trace.h"
+
+/*
+ * Private data of a connection: an InfiniBand or RoCE REQ has 92 bytes
+ * of which rdma_cm takes 36 for its own header (the REP's 196 and the
+ * REJ's 148 are larger); iWARP MPA carries RDMA_MAX_PRIVATE_DATA (256)
+ * bytes, of which MPA v2 (the default of siw) takes 4 for the IRD/ORD
+ * exchange.  Keep these equal to the IA attributes (kdapl_ia.c).
+ */
+#define KDAPL_CM_PRIVATE_DATA_IB	56
+#define KDAPL_CM_PRIVATE_DATA_IWARP	252
+
+/* Address and route resolution; a shorter DAT timeout still applies. */
+#define KDAPL_CM_RESOLVE_MS		2000
+
+/* Retries of the transport and of receiver-not-ready (7: forever). */
+#define KDAPL_CM_RETRY			7
+#define KDAPL_CM_RNR_RETRY		7
+
+/* Connection events one conn can queue: ESTABLISHED and a last one. */
+#define KDAPL_CONN_EVENTS		4
+
+/**
+ * struct kdapl_conn - one connection attempt of an EP
+ * @ctx: rdma_cm context of @id (kind KDAPL_CM_EP)
+ * @ref: references: the EP's (ep->conn) and one per queued work item
+ * @ep: the EP, with a reference to its object
+ * @lock: serialises kdapl_conn_teardown(); protects @id, @qp and the CQs
+ * @id: the rdma_cm identifier, or NULL once destroyed
+ * @qp: the queue pair, or NULL once destroyed
+ * @send_cq: private send CQ (EP without a request EVD), or NULL
+ * @recv_cq: private receive CQ (EP without a receive EVD), or NULL
+ * @request_evd: EVD whose CQ the QP sends to, with a use, or NULL
+ * @recv_evd: EVD whose CQ the QP receives to, with a use, or NULL
+ * @passive: created by dat_cr_accept()
+ * @torn: the verbs resources are gone (under @lock)
+ * @connected: rdma_cm reported ESTABLISHED (ep->lock)
+ * @ended: the last connection event is queued, the EP is DISCONNECTED
+ *	(ep->lock)
+ * @dying: teardown began; rdma_cm events are ignored (ep->lock)
+ * @events: queued connection event numbers (ep->lock)
+ * @nqueued: events queued (ep->lock)
+ * @nposted: events posted or dropped (ep->lock)
+ * @pd_size: bytes of @pd
+ * @pd: private data of the event that carries some (ESTABLISHED or
+ *	PEER_REJECTED); written once, before that event is queued
+ * @timer: connect timeout
+ * @timeout_work: the timeout, in process context
+ * @teardown_work: teardown after a failure or the peer's disconnect
+ * @event_work: posts the queued events
+ * @remote: the peer's address (active side)
+ * @conn_qual: the peer's connection qualifier (active side)
+ * @param: rdma_cm connection parameters, with @param_pd
+ * @param_pd: the consumer's private data for the request or the reply
+ */
+struct kdapl_conn {
+	struct kdapl_cm_ctx ctx;
+	struct kref ref;
+	struct kdapl_ep *ep;
+	struct mutex lock;	/* see above */
+	struct rdma_cm_id *id;
+	struct ib_qp *qp;
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
+	struct kdapl_evd *request_evd;
+	struct kdapl_evd *recv_evd;
+	bool passive;
+	bool torn;
+	bool connected;
+	bool ended;
+	bool dying;
+	DAT_EVENT_NUMBER events[KDAPL_CONN_EVENTS];
+	unsigned int nqueued;
+	unsigned int nposted;
+	DAT_COUNT pd_size;
+	u8 pd[U8_MAX];
+	struct timer_list timer;
+	struct work_struct timeout_work;
+	struct work_struct teardown_work;
+	struct work_struct event_work;
+	DAT_SOCK_ADDR remote;
+	DAT_CONN_QUAL conn_qual;
+	struct rdma_conn_param param;
+	u8 param_pd[U8_MAX];
+};
+
+static u64 kdapl_cm_trace_handle(struct kdapl_ep *ep)
+{
+	return (u64)(uintptr_t)kdapl_object_handle(&ep->obj);
+}
+
+/**
+ * kdapl_cm_private_data_max() - longest private data of an IA's transport
+ * @ia: the IA
+ *
+ * The limit of connection requests, accepts and rejects: 56 bytes for
+ * InfiniBand and RoCE, 252 for iWARP.
+ *
+ * Context: any context.
+ * Return: the limit in bytes.
+ */
+DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia)
+{
+	if (ia->adapter->transport == KDAPL_TRANSPORT_IWARP)
+		return KDAPL_CM_PRIVATE_DATA_IWARP;
+	return KDAPL_CM_PRIVATE_DATA_IB;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cm_private_data_max);
+
+/* ---------------------------------------------------------------------
+ * Lifetime
+ */
+
+static void kdapl_conn_release(struct kref *ref)
+{
+	struct kdapl_conn *conn = container_of(ref, struct kdapl_conn, ref);
+
+	WARN_ON_ONCE(!conn->torn);
+	kdapl_object_put(&conn->ep->obj);
+	kfree(conn);
+}
+
+static void kdapl_conn_put(struct kdapl_conn *conn)
+{
+	kref_put(&conn->ref, kdapl_conn_release);
+}
+
+/* Queue a work item of @conn, which holds a reference while queued. */
+static void kdapl_conn_queue(struct kdapl_conn *conn, struct work_struct *w)
+{
+	kref_get(&conn->ref);
+	if (!queue_work(kdapl_wq, w))
+		kdapl_conn_put(conn);	/* never the last: the caller has one */
+}
+
+static void kdapl_conn_timeout_work(struct work_struct *work);
+static void kdapl_conn_teardown_work(struct work_struct *work);
+static void kdapl_conn_event_work(struct work_struct *work);
+
+static void kdapl_conn_timer(struct timer_list *t)
+{
+	struct kdapl_conn *conn = from_timer(conn, t, timer);
+
+	/* The timer is stopped before the EP lets go of the conn. */
+	kdapl_conn_queue(conn, &conn->timeout_work);
+}
+
+static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
+{
+	struct kdapl_conn *conn;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	conn->ctx.kind = KDAPL_CM_EP;
+	kref_init(&conn->ref);
+	kref_get(&ep->obj.ref);
+	conn->ep = ep;
+	conn->passive = passive;
+	mutex_init(&conn->lock);
+	timer_setup(&conn->timer, kdapl_conn_timer, 0);
+	INIT_WORK(&conn->timeout_work, kdapl_conn_timeout_work);
+	INIT_WORK(&conn->teardown_work, kdapl_conn_teardown_work);
+	INIT_WORK(&conn->event_work, kdapl_conn_event_work);
+	return conn;
+}
+
+/* ---------------------------------------------------------------------
+ * Queue pair
+ */
+
+static void kdapl_conn_qp_event(struct ib_event *event, void *context);
+
+/*
+ * Create the CQs the EP lacks and the QP on @id, which is bound to the
+ * IA's device.  The IA lock is held.  On failure nothing is left.
+ */
+static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
+				       struct rdma_cm_id *id)
+{
+	struct kdapl_ep *ep = conn->ep;
+	struct kdapl_ia *ia = ep->obj.ia;
+	const struct ib_device_attr *dev = &ia->ibdev->attrs;
+	struct ib_qp_init_attr init = {};
+	struct ib_cq *send_cq, *recv_cq;
+	struct kdapl_evd *req_evd, *recv_evd;
+	DAT_EP_ATTR attr;
+	unsigned long flags;
+	u32 recv_size;
+	int err;
+
+	lockdep_assert_held(&ia->lock);
+	spin_lock_irqsave(&ep->lock, flags);
+	attr = ep->attr;
+	req_evd = ep->request_evd;
+	recv_evd = ep->recv_evd;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (!ep->pz || !ep->pz->pd || (ep->srq && !ep->srq->srq))
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+
+	init.cap.max_send_wr = attr.max_request_dtos + KDAPL_EP_SEND_WR_EXTRA +
+			       1;
+	init.cap.max_send_sge = max3(attr.max_request_iov,
+				     attr.max_rdma_read_iov,
+				     attr.max_rdma_write_iov);
+	init.cap.max_send_sge = clamp_t(u32, init.cap.max_send_sge, 1,
+					dev->max_send_sge);
+	if (ep->srq) {
+		init.srq = ep->srq->srq;
+		init.cap.max_recv_wr = 0;
+		init.cap.max_recv_sge = 1;
+		recv_size = max_t(u32, ep->srq->dev_max_wr, 1) + 1;
+	} else {
+		init.cap.max_recv_wr = attr.max_recv_dtos + 1;
+		init.cap.max_recv_sge = clamp_t(u32, attr.max_recv_iov, 1,
+						dev->max_recv_sge);
+		recv_size = init.cap.max_recv_wr;
+	}
+
+	send_cq = req_evd ? req_evd->cq : NULL;
+	recv_cq = recv_evd ? recv_evd->cq : NULL;
+	if (!send_cq) {
+		send_cq = ib_alloc_cq(ia->ibdev, NULL, init.cap.max_send_wr, 0,
+				      IB_POLL_SOFTIRQ);
+		if (IS_ERR(send_cq))
+			return dat_error(DAT_INSUFFICIENT_RESOURCES,
+					 DAT_RESOURCE_TEVD);
+		conn->send_cq = send_cq;
+	}
+	if (!recv_cq) {
+		recv_cq = ib_alloc_cq(ia->ibdev, NULL, recv_size, 0,
+				      IB_POLL_SOFTIRQ);
+		if (IS_ERR(recv_cq)) {
+			err = PTR_ERR(recv_cq);
+			goto free_cqs;
+		}
+		conn->recv_cq = recv_cq;
+	}
+
+	init.event_handler = kdapl_conn_qp_event;
+	init.qp_context = ep;
+	init.send_cq = send_cq;
+	init.recv_cq = recv_cq;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(id, ep->pz->pd, &init);
+	if (err)
+		goto free_cqs;
+	conn->qp = id->qp;
+
+	/* The EVDs stay until the conn goes, whatever dat_ep_modify() does. */
+	if (send_cq != conn->send_cq) {
+		conn->request_evd = req_evd;
+		kdapl_use(&req_evd->obj);
+	}
+	if (recv_cq != conn->recv_cq) {
+		conn->recv_evd = recv_evd;
+		kdapl_use(&recv_evd->obj);
+	}
+	return DAT_SUCCESS;
+
+free_cqs:
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	conn->recv_cq = NULL;
+	conn->send_cq = NULL;
+	return dat_error(DAT_INSUFFICIENT_RESOURCES,
+			 err == -ENOMEM ? DAT_RESOURCE_MEMORY :
+					  DAT_RESOURCE_TEP);
+}
+
+/*
+ * Give the conn's verbs resources back: no handler runs any more, the
+ * QP is drained, the receives still held in software are flushed, and
+ * the QP, the identifier and the private CQs are destroyed.  Idempotent.
+ * Process context, with or without the IA lock; never from a handler of
+ * @conn->id.
+ */
+static void kdapl_conn_teardown(struct kdapl_conn *conn)
+{
+	struct ib_qp_attr qp_attr = { .qp_state = IB_QPS_ERR };
+	struct kdapl_ep *ep = conn->ep;
+	struct rdma_cm_id *id;
+	unsigned long flags;
+	struct ib_qp *qp;
+
+	mutex_lock(&conn->lock);
+	if (conn->torn)
+		goto out;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	conn->dying = true;
+	qp = conn->qp;
+	id = conn->id;
+	if (ep->qp == qp)
+		WRITE_ONCE(ep->qp, NULL);
+	if (ep->cm_id == id)
+		ep->cm_id = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	del_timer_sync(&conn->timer);
+
+	if (id) {
+		if (qp) {
+			/* Tell the peer, and flush what a handler waits for. */
+			rdma_disconnect(id);
+			ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
+		}
+		/* Waits for a running handler; none runs afterwards. */
+		rdma_destroy_id(id);
+		conn->id = NULL;
+	}
+	if (qp)
+		ib_drain_qp(qp);
+	kdapl_dto_qp_gone(ep);
+	if (qp) {
+		ib_destroy_qp(qp);
+		conn->qp = NULL;
+	}
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	conn->send_cq = NULL;
+	conn->recv_cq = NULL;
+	conn->torn = true;
+out:
+	mutex_unlock(&conn->lock);
+}
+
+/*
+ * Undo a conn that was never given to its EP: the identifier holds no
+ * handler that matters (none can have run), no receive was posted.
+ * The IA lock is held.
+ */
+static void kdapl_conn_discard(struct kdapl_conn *conn)
+{
+	if (conn->qp) {
+		if (conn->id)
+			rdma_destroy_qp(conn->id);
+		else
+			ib_destroy_qp(conn->qp);
+		conn->qp = NULL;
+	}
+	if (conn->id)
+		rdma_destroy_id(conn->id);
+	conn->id = NULL;
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	if (conn->request_evd)
+		kdapl_unuse(&conn->request_evd->obj);
+	if (conn->recv_evd)
+		kdapl_unuse(&conn->recv_evd->obj);
+	conn->torn = true;
+	kdapl_conn_put(conn);
+}
+
+/* ---------------------------------------------------------------------
+ * Connection events
+ */
+
+/*
+ * Queue connection event @number; ep->lock is held.  The caller kicks
+ * the event work after unlocking.
+ */
+static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
+{
+	lockdep_assert_held(&conn->ep->lock);
+	if (WARN_ON_ONCE(conn->nqueued >= KDAPL_CONN_EVENTS))
+		return;
+	conn->events[conn->nqueued++] = number;
+}
+
+/*
+ * End the connection with event @number: the EP goes DISCONNECTED.
+ * ep->lock is held.  Returns false if it had ended already.
+ */
+static bool kdapl_conn_end_locked(struct kdapl_conn *conn,
+				  DAT_EVENT_NUMBER number)
+{
+	struct kdapl_ep *ep = conn->ep;
+
+	lockdep_assert_held(&ep->lock);
+	if (conn->ended || conn->dying)
+		return false;
+	conn->ended = true;
+	ep->state = DAT_EP_STATE_DISCONNECTED;
+	kdapl_conn_push(conn, number);
+	return true;
+}
+
+/*
+ * End the connection from an rdma_cm handler, the QP event handler or
+ * the timeout: post @number and tear down from a work item.  @pd is
+ * private data to give with the event, or NULL.
+ */
+static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
+			    const void *pd, u8 pd_len)
+{
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool ended;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (pd && pd_len && !conn->ended && !conn->dying) {
+		conn->pd_size = pd_len;	/* u8: fits */
+		memcpy(conn->pd, pd, conn->pd_size);
+	}
+	ended = kdapl_conn_end_locked(conn, number);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!ended)
+		return;
+	kdapl_conn_queue(conn, &conn->event_work);
+	kdapl_conn_queue(conn, &conn->teardown_work);
+}
+
+/*
+ * Post the queued events, in order, on the EP's connect EVD.  Runs
+ * without any lock: the upcall of the EVD may call kDAT.
+ */
+static void kdapl_conn_event_work(struct work_struct *work)
+{
+	struct kdapl_conn *conn = container_of(work, struct kdapl_conn,
+					       event_work);
+	struct kdapl_ep *ep = conn->ep;
+	DAT_EP_HANDLE handle = kdapl_object_handle(&ep->obj);
+	DAT_EVENT_NUMBER number;
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	DAT_EVENT event;
+	DAT_EP_STATE state;
+
+	for (;;) {
+		spin_lock_irqsave(&ep->lock, flags);
+		if (conn->nposted == conn->nqueued) {
+			spin_unlock_irqrestore(&ep->lock, flags);
+			break;
+		}
+		number = conn->events[conn->nposted++];
+		state = ep->state;
+		evd = ep->connect_evd;
+		if (evd)
+			kref_get(&evd->obj.ref);
+		spin_unlock_irqrestore(&ep->lock, flags);
+
+		trace_kdapl_conn_event((u64)(uintptr_t)handle, number, state);
+		if (!evd)
+			continue;
+		memset(&event, 0, sizeof(event));
+		event.event_number = number;
+		event.event_data.connect_event_data.ep_handle = handle;
+		if (conn->pd_size &&
+		    (number == DAT_CONNECTION_EVENT_ESTABLISHED ||
+		     number == DAT_CONNECTION_EVENT_PEER_REJECTED)) {
+			event.event_data.connect_event_data.private_data_size =
+				conn->pd_size;
+			event.event_data.connect_event_data.private_data =
+				conn->pd;
+		}
+		kdapl_evd_post(evd, &event);
+		kdapl_object_put(&evd->obj);
+	}
+	kdapl_conn_put(conn);
+}
+
+static void kdapl_conn_teardown_work(struct work_struct *work)
+{
+	struct kdapl_conn *conn = container_of(work, struct kdapl_conn,
+					       teardown_work);
+
+	kdapl_conn_teardown(conn);
+	kdapl_conn_put(conn);
+}
+
+static void kdapl_conn_timeout_work(struct work_struct *work)
+{
+	struct kdapl_conn *conn = container_of(work, struct kdapl_conn,
+					       timeout_work);
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool ended = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!conn->connected)
+		ended = kdapl_conn_end_locked(conn,
+					      DAT_CONNECTION_EVENT_TIMED_OUT);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ended) {
+		kdapl_conn_queue(conn, &conn->event_work);
+		kdapl_conn_teardown(conn);
+	}
+	kdapl_conn_put(conn);
+}
+
+/* Fatal errors of the QP break the connection.  Any context. */
+static void kdapl_conn_qp_event(struct ib_event *event, void *context)
+{
+	struct kdapl_ep *ep = context;
+	struct kdapl_conn *conn;
+	unsigned long flags;
+	bool ended = false;
+
+	switch (event->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		break;
+	default:
+		return;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	/* The QP of @conn exists, so the EP still holds @conn. */
+	if (conn && conn->qp == event->element.qp) {
+		ended = kdapl_conn_end_locked(conn,
+					      DAT_CONNECTION_EVENT_BROKEN);
+		if (ended)
+			kref_get(&conn->ref);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ended) {
+		kdapl_conn_queue(conn, &conn->event_work);
+		kdapl_conn_queue(conn, &conn->teardown_work);
+		kdapl_conn_put(conn);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * rdma_cm events of an EP
+ */
+
+/*
+ * Did the peer's consumer reject?  InfiniBand and RoCE say so in the REJ
+ * reason.  iWARP providers disagree on the status of an MPA reject (siw
+ * gives -ECONNRESET, others -ECONNREFUSED, which rdma_cm's own helper
+ * expects) but only an MPA reply comes with private data (with MPA v2
+ * always, if only the IRD/ORD header): a refused TCP connection has none.
+ */
+static bool kdapl_cm_consumer_reject(struct rdma_cm_id *id,
+				     const struct rdma_cm_event *event)
+{
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return (event->status == -ECONNREFUSED ||
+			event->status == -ECONNRESET) &&
+		       event->param.conn.private_data;
+	return event->status == IB_CM_REJ_CONSUMER_DEFINED;
+}
+
+/* The DAT event of a failure before ESTABLISHED, or after it. */
+static DAT_EVENT_NUMBER kdapl_conn_failure(struct kdapl_conn *conn,
+					   DAT_EVENT_NUMBER active)
+{
+	if (conn->connected)
+		return DAT_CONNECTION_EVENT_BROKEN;
+	if (conn->passive)
+		return DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
+	return active;
+}
+
+static void kdapl_conn_established(struct kdapl_conn *conn,
+				   struct rdma_cm_event *event)
+{
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool posted = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (conn->ended || conn->dying) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	}
+	conn->connected = true;
+	if (!conn->passive && event->param.conn.private_data) {
+		conn->pd_size = event->param.conn.private_data_len;
+		memcpy(conn->pd, event->param.conn.private_data,
+		       conn->pd_size);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	del_timer(&conn->timer);
+
+	/* The LMRs of the PZ are registered before the consumer hears. */
+	if (kdapl_dto_qp_rts(ep)) {
+		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+		return;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!conn->ended && !conn->dying) {
+		ep->state = DAT_EP_STATE_CONNECTED;
+		kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+		posted = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (posted)
+		kdapl_conn_queue(conn, &conn->event_work);
+}
+
+static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
+			       struct rdma_cm_event *event)
+{
+	struct kdapl_ep *ep = conn->ep;
+	DAT_EP_STATE old_state, new_state;
+	DAT_EVENT_NUMBER fail = 0;
+	const void *pd = NULL;
+	unsigned long flags;
+	bool dying;
+	u8 pd_len = 0;
+	int err;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	old_state = ep->state;
+	dying = conn->dying;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (dying)
+		goto trace;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(id, KDAPL_CM_RESOLVE_MS))
+			fail = DAT_CONNECTION_EVENT_UNREACHABLE;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = rdma_connect_locked(id, &conn->param);
+		if (err == -ECONNREFUSED)
+			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		else if (err)
+			fail = DAT_CONNECTION_EVENT_UNREACHABLE;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		fail = DAT_CONNECTION_EVENT_UNREACHABLE;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		if (kdapl_cm_consumer_reject(id, event)) {
+			fail = DAT_CONNECTION_EVENT_PEER_REJECTED;
+			pd = event->param.conn.private_data;
+			pd_len = event->param.conn.private_data_len;
+		} else {
+			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		}
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		if (event->status == -ETIMEDOUT)
+			fail = DAT_CONNECTION_EVENT_UNREACHABLE;
+		else
+			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		kdapl_conn_established(conn, event);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (conn->connected)
+			kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_DISCONNECTED,
+					NULL, 0);
+		else
+			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		fail = DAT_CONNECTION_EVENT_BROKEN;
+		break;
+	default:
+		/* TIMEWAIT_EXIT and the rest change nothing. */
+		break;
+	}
+	if (fail)
+		kdapl_conn_fail(conn, kdapl_conn_failure(conn, fail), pd,
+				pd_len);
+
+trace:
+	spin_lock_irqsave(&ep->lock, flags);
+	new_state = ep->state;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	trace_kdapl_cm_event(kdapl_cm_trace_handle(ep), event->event,
+			     event->status, old_state, new_state);
+	/* The identifier is destroyed by kdapl_conn_teardown(), never here. */
+	return 0;
+}
+
+/**
+ * kdapl_cm_handler() - the rdma_cm event handler of every kdapl identifier
+ * @id: the identifier
+ * @event: the event
+ *
+ * Dispatches on the owner of @id, named by its context: a service point
+ * (kdapl_sp.c), a connection request (kdapl_cr.c) or the connection of
+ * an EP (here).  Handlers never take an IA lock and never post events
+ * themselves.
+ *
+ * Context: process context (rdma_cm's work queues), under the handler
+ * mutex of @id.
+ * Return: non-zero when rdma_cm is to destroy @id (never for an EP).
+ */
+int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	struct kdapl_cm_ctx *ctx = READ_ONCE(id->context);
+
+	switch (ctx->kind) {
+	case KDAPL_CM_SP:
+		return kdapl_sp_cm_event(ctx, id, event);
+	case KDAPL_CM_CR:
+		return kdapl_cr_cm_event(ctx, id, event);
+	case KDAPL_CM_EP:
+		return kdapl_conn_cm_event(container_of(ctx, struct kdapl_conn,
+							ctx), id, event);
+	}
+	WARN_ON_ONCE(1);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Connecting
+ */
+
+/* Connection parameters from the EP attributes, capped by the device. */
+static void kdapl_conn_set_param(struct kdapl_conn *conn,
+				 const void *pd, u8 pd_len)
+{
+	struct kdapl_ep *ep = conn->ep;
+	const struct ib_device_attr *dev = &ep->obj.ia->ibdev->attrs;
+	unsigned long flags;
+	DAT_EP_ATTR attr;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	attr = ep->attr;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (pd_len)
+		memcpy(conn->param_pd, pd, pd_len);
+	conn->param.private_data = pd_len ? conn->param_pd : NULL;
+	conn->param.private_data_len = pd_len;
+	conn->param.responder_resources =
+		min3(max(attr.max_rdma_read_in, 0), dev->max_qp_rd_atom, 255);
+	conn->param.initiator_depth =
+		min3(max(attr.max_rdma_read_out, 0), dev->max_qp_init_rd_atom,
+		     255);
+	conn->param.retry_count = KDAPL_CM_RETRY;
+	conn->param.rnr_retry_count = KDAPL_CM_RNR_RETRY;
+	conn->param.flow_control = 1;
+}
+
+static bool kdapl_cm_addr_any(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		__be32 a = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+
+		return ipv4_is_zeronet(a) || ipv4_is_multicast(a) ||
+		       ipv4_is_lbcast(a);
+	}
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr) ||
+	       ipv6_addr_is_multicast(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+static DAT_PORT_QUAL kdapl_cm_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+/* Map an errno of address resolution to a DAT_RETURN. */
+static DAT_RETURN kdapl_cm_addr_error(int err)
+{
+	switch (err) {
+	case -ENOMEM:
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	case -EINVAL:
+	case -EAFNOSUPPORT:
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	default:
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNREACHABLE);
+	}
+}
+
+/* The argument checks of dat_ep_connect() and dat_ep_dup_connect(). */
+static DAT_RETURN kdapl_cm_check_common(DAT_TIMEOUT timeout,
+					DAT_COUNT pd_size, const void *pd,
+					DAT_QOS qos, DAT_RETURN_SUBTYPE arg_to,
+					DAT_RETURN_SUBTYPE arg_size,
+					DAT_RETURN_SUBTYPE arg_pd,
+					DAT_RETURN_SUBTYPE arg_qos)
+{
+	if (!timeout)
+		return dat_error(DAT_INVALID_PARAMETER, arg_to);
+	if (pd_size < 0 || pd_size > KDAPL_PRIVATE_DATA_MAX)
+		return dat_error(DAT_INVALID_PARAMETER, arg_size);
+	if (pd_size && !pd)
+		return dat_error(DAT_INVALID_PARAMETER, arg_pd);
+	if ((u32)qos & ~(u32)(DAT_QOS_BEST_EFFORT | DAT_QOS_HIGH_THROUGHPUT |
+			      DAT_QOS_LOW_LATENCY | DAT_QOS_ECONOMY |
+			      DAT_QOS_PREMIUM))
+		return dat_error(DAT_INVALID_PARAMETER, arg_qos);
+	if (qos != DAT_QOS_BEST_EFFORT)
+		return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+static bool kdapl_cm_ep_alive(struct kdapl_ep *ep)
+{
+	lockdep_assert_held(&ep->obj.ia->lock);
+	return !list_empty(&ep->obj.ia_entry);
+}
+
+/*
+ * The active connect of dat_ep_connect() and dat_ep_dup_connect(): the
+ * arguments are checked, the IA lock is held and the EP is alive.
+ */
+static DAT_RETURN kdapl_cm_connect(struct kdapl_ep *ep,
+				   const struct sockaddr *dst,
+				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
+				   DAT_COUNT pd_size, const void *pd)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	struct sockaddr_storage src;
+	struct kdapl_conn *conn;
+	struct rdma_cm_id *id;
+	DAT_EP_STATE state;
+	unsigned long flags;
+	bool has_pz;
+	DAT_RETURN ret;
+	int err;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	if (pd_size > kdapl_cm_private_data_max(ia))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	has_pz = ep->pz;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (state != DAT_EP_STATE_UNCONNECTED)
+		return kdapl_ep_state_error(state);
+	if (!has_pz)
+		return dat_error(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_UNCONFIGURED);
+	if (ep->conn)	/* reset tears the old one down */
+		return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	if (ia->addr.ss_family != dst->sa_family)
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+
+	conn = kdapl_conn_alloc(ep, false);
+	if (!conn)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	memcpy(&conn->remote, dst, dst->sa_family == AF_INET ?
+	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	if (dst->sa_family == AF_INET)
+		((struct sockaddr_in *)&conn->remote)->sin_port =
+			htons(conn_qual);
+	else
+		((struct sockaddr_in6 *)&conn->remote)->sin6_port =
+			htons(conn_qual);
+	conn->conn_qual = conn_qual;
+	kdapl_conn_set_param(conn, pd, pd_size);
+
+	id = rdma_create_id(&init_net, kdapl_cm_handler, &conn->ctx,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto discard;
+	}
+	conn->id = id;
+	/* The IA's own address: the connection leaves from its device. */
+	src = ia->addr;
+	err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (err) {
+		ret = kdapl_cm_addr_error(err);
+		goto discard;
+	}
+	if (id->device != ia->ibdev) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+		goto discard;
+	}
+	ret = kdapl_conn_create_qp(conn, id);
+	if (ret)
+		goto discard;
+
+	/* Handlers wait until the EP is set up. */
+	rdma_lock_handler(id);
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&conn->remote,
+				KDAPL_CM_RESOLVE_MS);
+	if (err) {
+		rdma_unlock_handler(id);
+		ret = kdapl_cm_addr_error(err);
+		goto discard;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->conn = conn;
+	ep->cm_id = id;
+	WRITE_ONCE(ep->qp, conn->qp);
+	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
+	memcpy(&ep->local_addr, &ia->addr, sizeof(ep->local_addr));
+	ep->local_port = kdapl_cm_port((struct sockaddr *)
+				       &id->route.addr.src_addr);
+	memcpy(&ep->remote_addr, &conn->remote, sizeof(ep->remote_addr));
+	ep->remote_port = conn_qual;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_dto_qp_created(ep);
+	if (timeout != DAT_TIMEOUT_INFINITE)
+		mod_timer(&conn->timer, jiffies + usecs_to_jiffies(timeout));
+	rdma_unlock_handler(id);
+	return DAT_SUCCESS;
+
+discard:
+	kdapl_conn_discard(conn);
+	return ret;
+}
+
+/**
+ * dat_ep_connect() - connect an Endpoint to a remote service point
+ * @ep_handle: the EP, unconnected and with a PZ
+ * @remote_ia_address: the peer's address (AF_INET or AF_INET6, of the
+ *	IA's family); its port is ignored
+ * @remote_conn_qual: the connection qualifier (port) the peer listens on,
+ *	1 to 65535
+ * @timeout: microseconds until the attempt is given up, or
+ *	DAT_TIMEOUT_INFINITE; not 0
+ * @private_data_size: bytes of @private_data, up to the IA's
+ *	max_private_data_size (56 for InfiniBand and RoCE, 252 for iWARP)
+ * @private_data: data for the peer's connection request, or NULL
+ * @qos: DAT_QOS_BEST_EFFORT, the only one kdapl offers
+ * @connect_flags: DAT_CONNECT_DEFAULT_FLAG or DAT_CONNECT_MULTIPATH_FLAG
+ *	(kdapl connects over one path)
+ *
+ * Creates the queue pair (receives posted before are handed to it),
+ * resolves the address from the IA's own address and sends the request.
+ * The EP goes to DAT_EP_STATE_ACTIVE_CONNECTION_PENDING; the outcome is
+ * a connection event on its connect EVD: ESTABLISHED (EP CONNECTED, with
+ * the peer's private data), PEER_REJECTED (the peer's consumer refused,
+ * with its private data), NON_PEER_REJECTED (no listener, transport
+ * error), UNREACHABLE (no address, route or answer) or TIMED_OUT
+ * (@timeout expired); the EP is DISCONNECTED after each failure, its
+ * DTOs flushed.  The private data of an event stays valid until the EP
+ * is reset or freed.
+ *
+ * Context: process context, may sleep.
+ * Return:
+ * * %DAT_SUCCESS - the request is on its way.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @remote_ia_address is
+ *   NULL.
+ * * %DAT_INVALID_ADDRESS | %DAT_INVALID_ADDRESS_UNSUPPORTED - the address
+ *   family is not AF_INET or AF_INET6, or not the IA's, or the address
+ *   cannot be reached from the IA's device.
+ * * %DAT_INVALID_ADDRESS | %DAT_INVALID_ADDRESS_MALFORMED - the address is
+ *   a wildcard, multicast or broadcast address.
+ * * %DAT_INVALID_ADDRESS | %DAT_INVALID_ADDRESS_UNREACHABLE - address
+ *   resolution could not start (no route, the IA has no address).
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @remote_conn_qual is 0
+ *   or above 65535.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @timeout is 0.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data_size is
+ *   negative or above the IA's limit.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - @private_data is NULL
+ *   with a non-zero size.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG7 - @qos is not a DAT_QOS.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG8 - unknown @connect_flags.
+ * * %DAT_MODEL_NOT_SUPPORTED - @qos is not best effort, or multipath is
+ *   required (DAT_CONNECT_MULTIPATH_REQUIRED_FLAG).
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is not
+ *   unconnected; the subtype names its state.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_UNCONFIGURED - the EP has
+ *   no PZ.
+ * * %DAT_INVALID_STATE - the IA lost its device.
+ * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
+ *   or %DAT_RESOURCE_TEVD - out of memory, or the device refused the QP
+ *   or a CQ.
+ * * %DAT_INTERNAL_ERROR - the EP still holds an old connection.
+ */
+DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
+			  DAT_IA_ADDRESS_PTR remote_ia_address,
+			  DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+			  DAT_COUNT private_data_size,
+			  const DAT_PVOID private_data, DAT_QOS qos,
+			  DAT_CONNECT_FLAGS connect_flags)
+{
+	struct kdapl_ia *ia;
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+
+	if (!remote_ia_address) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	if (remote_ia_address->sa_family != AF_INET &&
+	    remote_ia_address->sa_family != AF_INET6) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+		goto put;
+	}
+	if (kdapl_cm_addr_any(remote_ia_address)) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_MALFORMED);
+		goto put;
+	}
+	if (!remote_conn_qual || remote_conn_qual > U16_MAX) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto put;
+	}
+	ret = kdapl_cm_check_common(timeout, private_data_size, private_data,
+				    qos, DAT_INVALID_ARG4, DAT_INVALID_ARG5,
+				    DAT_INVALID_ARG6, DAT_INVALID_ARG7);
+	if (ret)
+		goto put;
+	if ((u32)connect_flags & ~(u32)(DAT_CONNECT_MULTIPATH_FLAG |
+					DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		goto put;
+	}
+	if (connect_flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG) {
+		ret = dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+		goto put;
+	}
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep))
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else
+		ret = kdapl_cm_connect(ep, remote_ia_address,
+				       remote_conn_qual, timeout,
+				       private_data_size, private_data);
+	mutex_unlock(&ia->lock);
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_connect);
+
+/**
+ * dat_ep_dup_connect() - connect an Endpoint where another one is
+ *	connected
+ * @ep_handle: the EP, unconnected and with a PZ
+ * @ep_dup_handle: a connected EP; the new connection goes to its peer's
+ *	address and connection qualifier
+ * @timeout: as for dat_ep_connect()
+ * @private_data_size: as for dat_ep_connect()
+ * @private_data: as for dat_ep_connect()
+ * @qos: as for dat_ep_connect()
+ *
+ * As dat_ep_connect() to the remote address and port qualifier of
+ * @ep_dup_handle, with the same events.
+ *
+ * Context: process context, may sleep.
+ * Return: as dat_ep_connect(), with these argument numbers:
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle or
+ *   @ep_dup_handle is not an EP.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - @ep_handle is not
+ *   unconnected or @ep_dup_handle is not connected; the subtype names the
+ *   offending state.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @timeout is 0.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data_size is
+ *   negative or above the IA's limit.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data is NULL
+ *   with a non-zero size.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - @qos is not a DAT_QOS.
+ * * %DAT_MODEL_NOT_SUPPORTED - @qos is not best effort.
+ */
+DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
+			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
+			      DAT_COUNT private_data_size,
+			      const DAT_PVOID private_data, DAT_QOS qos)
+{
+	struct kdapl_ep *ep, *dup;
+	DAT_SOCK_ADDR remote;
+	DAT_PORT_QUAL port;
+	DAT_EP_STATE state;
+	unsigned long flags;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+	ret = kdapl_get(ep_dup_handle, EP, DAT_INVALID_HANDLE_EP, &dup);
+	if (ret)
+		goto put;
+	ret = kdapl_cm_check_common(timeout, private_data_size, private_data,
+				    qos, DAT_INVALID_ARG3, DAT_INVALID_ARG4,
+				    DAT_INVALID_ARG5, DAT_INVALID_ARG6);
+	if (ret)
+		goto put_dup;
+	if (private_data_size > kdapl_cm_private_data_max(ia)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+		goto put_dup;
+	}
+
+	/* The EP's own state first, as dat_ep_connect() would see it. */
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (state != DAT_EP_STATE_UNCONNECTED) {
+		ret = kdapl_ep_state_error(state);
+		goto put_dup;
+	}
+	spin_lock_irqsave(&dup->lock, flags);
+	state = dup->state;
+	remote = dup->remote_addr;
+	port = dup->remote_port;
+	spin_unlock_irqrestore(&dup->lock, flags);
+	if (state != DAT_EP_STATE_CONNECTED) {
+		ret = kdapl_ep_state_error(state);
+		goto put_dup;
+	}
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep))
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else
+		ret = kdapl_cm_connect(ep, (struct sockaddr *)&remote, port,
+				       timeout, private_data_size,
+				       private_data);
+	mutex_unlock(&ia->lock);
+put_dup:
+	kdapl_object_put(&dup->obj);
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
+
+/**
+ * kdapl_cm_accept() - accept a connection request on an EP
+ * @ep: the EP, in a state that may accept, with a PZ (checked by the
+ *	caller)
+ * @id: the request's identifier; on success the EP owns it
+ * @private_data: data for the peer, may be NULL
+ * @private_data_size: its length, within the transport's limit
+ * @cr: the request (addresses and connection qualifier)
+ *
+ * Creates the QP on @id (receives posted before are handed to it),
+ * moves @id to the EP (its context) and accepts.  The EP goes to
+ * DAT_EP_STATE_PASSIVE_CONNECTION_PENDING; DAT_CONNECTION_EVENT_ESTABLISHED
+ * or DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR follows.
+ *
+ * Context: process context, the IA lock held; takes the handler mutex
+ * of @id.
+ * Return:
+ * * %DAT_SUCCESS - accepted.
+ * * %DAT_INVALID_STATE - the device is gone or the EP has no PZ.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP has an old
+ *   connection (not reset).
+ * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
+ *   or %DAT_RESOURCE_TEVD - no memory, QP or CQ.
+ * * %DAT_INTERNAL_ERROR - rdma_cm refused the accept (the request is
+ *   rejected and its receives flushed); the caller still owns @id.
+ */
+DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			   const void *private_data, u8 private_data_size,
+			   const struct kdapl_cr *cr)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	struct kdapl_conn *conn;
+	DAT_EP_STATE old_state;
+	unsigned long flags;
+	DAT_RETURN ret;
+	int err;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ia->ibdev || id->device != ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	if (ep->conn) {
+		spin_lock_irqsave(&ep->lock, flags);
+		old_state = ep->state;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return kdapl_ep_state_error(old_state);
+	}
+	conn = kdapl_conn_alloc(ep, true);
+	if (!conn)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	kdapl_conn_set_param(conn, private_data, private_data_size);
+	ret = kdapl_conn_create_qp(conn, id);
+	if (ret) {
+		kdapl_conn_discard(conn);
+		return ret;
+	}
+
+	rdma_lock_handler(id);
+	spin_lock_irqsave(&ep->lock, flags);
+	old_state = ep->state;
+	ep->conn = conn;
+	ep->cm_id = id;
+	WRITE_ONCE(ep->qp, conn->qp);
+	ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
+	ep->local_addr = cr->local_addr;
+	ep->local_port = cr->conn_qual;
+	ep->remote_addr = cr->remote_addr;
+	ep->remote_port = cr->remote_port;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_dto_qp_created(ep);
+	conn->id = id;
+	WRITE_ONCE(id->context, &conn->ctx);
+	err = rdma_accept(id, &conn->param);
+	if (!err) {
+		rdma_unlock_handler(id);
+		return DAT_SUCCESS;
+	}
+
+	/* The request stays with the CR, which rdma_cm rejected already. */
+	WRITE_ONCE(id->context, (void *)&cr->ctx);
+	rdma_unlock_handler(id);
+	spin_lock_irqsave(&ep->lock, flags);
+	conn->dying = true;
+	WRITE_ONCE(ep->qp, NULL);
+	ep->cm_id = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	conn->id = NULL;
+	ib_drain_qp(conn->qp);
+	kdapl_dto_qp_gone(ep);
+	rdma_destroy_qp(id);
+	conn->qp = NULL;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->conn = NULL;
+	ep->state = old_state;
+	memset(&ep->local_addr, 0, sizeof(ep->local_addr));
+	memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
+	ep->local_port = 0;
+	ep->remote_port = 0;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_conn_discard(conn);
+	return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+}
+
+/* ---------------------------------------------------------------------
+ * Disconnecting and letting go
+ */
+
+/**
+ * dat_ep_disconnect() - end a connection or a connection attempt
+ * @ep_handle: the EP
+ * @disconnect_flags: DAT_CLOSE_ABRUPT_FLAG or DAT_CLOSE_GRACEFUL_FLAG
+ *
+ * CONNECTED, graceful: the peer is asked to disconnect and the EP is
+ * DAT_EP_STATE_DISCONNECT_PENDING until it answers; then it is
+ * DISCONNECTED and DAT_CONNECTION_EVENT_DISCONNECTED is posted.
+ * Outstanding DTOs are flushed with the queue pair (requests in progress
+ * may still complete).  CONNECTED or DISCONNECT_PENDING, abrupt: the EP
+ * is DISCONNECTED, the queue pair is torn down (every outstanding DTO is
+ * completed, flushed) and the DISCONNECTED event is posted before the
+ * call returns (when called from a work item, such as an upcall of a
+ * connection event, it follows shortly after).
+ * ACTIVE_CONNECTION_PENDING or COMPLETION_PENDING, either flag: the
+ * attempt is aborted the same way.  A graceful disconnect of a
+ * DISCONNECT_PENDING EP and any disconnect of a DISCONNECTED EP do
+ * nothing.
+ *
+ * Context: process context, may sleep (also from an upcall of the EP's
+ * connect EVD).
+ * Return:
+ * * %DAT_SUCCESS - done (or nothing to do).
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - unknown
+ *   @disconnect_flags.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is unconnected,
+ *   reserved, tentative or passive connection pending (the subtype names
+ *   the state): nothing to disconnect.
+ */
+DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
+			     DAT_CLOSE_FLAGS disconnect_flags)
+{
+	const DAT_EVENT_NUMBER disc = DAT_CONNECTION_EVENT_DISCONNECTED;
+	struct kdapl_conn *conn = NULL;
+	struct rdma_cm_id *id = NULL;
+	bool abrupt, ended = false;
+	struct kdapl_ia *ia;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+	if (disconnect_flags != DAT_CLOSE_ABRUPT_FLAG &&
+	    disconnect_flags != DAT_CLOSE_GRACEFUL_FLAG) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	abrupt = disconnect_flags == DAT_CLOSE_ABRUPT_FLAG;
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	switch (ep->state) {
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_CONNECTED_SINGLE_PATH:
+	case DAT_EP_STATE_CONNECTED_MULTI_PATH:
+		if (!conn) {
+			ep->state = DAT_EP_STATE_DISCONNECTED;
+			break;
+		}
+		if (abrupt) {
+			ended = kdapl_conn_end_locked(conn, disc);
+		} else {
+			ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
+			id = conn->id;
+		}
+		break;
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && !abrupt)
+			break;
+		if (conn)
+			ended = kdapl_conn_end_locked(conn, disc);
+		else
+			ep->state = DAT_EP_STATE_DISCONNECTED;
+		break;
+	case DAT_EP_STATE_DISCONNECTED:
+		break;
+	default:
+		ret = kdapl_ep_state_error(ep->state);
+		break;
+	}
+	if (conn)
+		kref_get(&conn->ref);
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (ended) {
+		kdapl_conn_queue(conn, &conn->event_work);
+		kdapl_conn_teardown(conn);
+	} else if (id) {
+		/* Under conn->lock, so that a teardown cannot race with it. */
+		mutex_lock(&conn->lock);
+		if (!conn->torn && rdma_disconnect(conn->id)) {
+			mutex_unlock(&conn->lock);
+			spin_lock_irqsave(&ep->lock, flags);
+			ended = kdapl_conn_end_locked(conn, disc);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			if (ended) {
+				kdapl_conn_queue(conn, &conn->event_work);
+				kdapl_conn_teardown(conn);
+			}
+		} else {
+			mutex_unlock(&conn->lock);
+		}
+	}
+unlock:
+	mutex_unlock(&ia->lock);
+	if (conn) {
+		/*
+		 * The event is out before we return, unless we run in a work
+		 * item (an upcall of kdapl_wq): flushing a work of the same
+		 * workqueue from there could wait for ourselves.
+		 */
+		if (ended && !current_work())
+			flush_work(&conn->event_work);
+		kdapl_conn_put(conn);
+	}
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_disconnect);
+
+/*
+ * Take the conn from the EP and drop it: the verbs resources go, the
+ * EVDs the QP used are let go.  The IA lock is held.  @drop_events
+ * forgets events not posted yet (the EP is being freed).
+ */
+static void kdapl_cm_ep_release(struct kdapl_ep *ep, bool drop_events)
+{
+	struct kdapl_conn *conn;
+	unsigned long flags;
+
+	lockdep_assert_held(&ep->obj.ia->lock);
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	if (conn) {
+		conn->dying = true;
+		if (drop_events)
+			conn->nposted = conn->nqueued;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!conn)
+		return;
+	kdapl_conn_teardown(conn);
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->conn = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (conn->request_evd)
+		kdapl_unuse(&conn->request_evd->obj);
+	if (conn->recv_evd)
+		kdapl_unuse(&conn->recv_evd->obj);
+	conn->request_evd = NULL;
+	conn->recv_evd = NULL;
+	kdapl_conn_put(conn);
+}
+
+/**
+ * kdapl_cm_ep_destroy() - tear down the connection of an EP being freed
+ * @ep: the EP, unpublished
+ *
+ * A connected or connecting EP is disconnected abruptly (the peer is
+ * told), its DTOs flushed, its queue pair and identifier destroyed.  No
+ * connection event is posted any more.
+ *
+ * Context: process context, the IA lock held.
+ */
+void kdapl_cm_ep_destroy(struct kdapl_ep *ep)
+{
+	kdapl_cm_ep_release(ep, true);
+}
+
+/**
+ * kdapl_cm_ep_reset() - drop the old connection of an EP being reset
+ * @ep: the EP, DISCONNECTED with no DTO outstanding
+ *
+ * Context: process context, the IA lock held.
+ */
+void kdapl_cm_ep_reset(struct kdapl_ep *ep)
+{
+	kdapl_cm_ep_release(ep, false);
+}
+
+/**
+ * kdapl_cm_ep_detach() - the EP's device is going away
+ * @ep: the EP
+ *
+ * The queue pair, identifier and CQs go; a connected or connecting EP
+ * becomes DISCONNECTED with DAT_CONNECTION_EVENT_BROKEN.  The EP keeps
+ * its (torn down) connection until it is reset or freed.
+ *
+ * Context: process context, the IA lock held.
+ */
+void kdapl_cm_ep_detach(struct kdapl_ep *ep)
+{
+	struct kdapl_conn *conn;
+	unsigned long flags;
+	bool ended = false;
+
+	lockdep_assert_held(&ep->obj.ia->lock);
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	if (conn) {
+		ended = kdapl_conn_end_locked(conn,
+					      DAT_CONNECTION_EVENT_BROKEN);
+		kref_get(&conn->ref);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!conn)
+		return;
+	if (ended)
+		kdapl_conn_queue(conn, &conn->event_work);
+	kdapl_conn_teardown(conn);
+	kdapl_conn_put(conn);
+}

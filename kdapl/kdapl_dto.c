@@ -1,0 +1,1630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kDAT data transfer: sends, receives, RDMA Reads and Writes, RMR bind
+ * work requests, their completions, and the registration of LMRs on the
+ * first queue pair of their PZ to reach RTS.
+ *
+ * Every EP has two rings of work request contexts, one per work queue,
+ * allocated outside the posting path (at dat_ep_create() and again, if
+ * the attributes grew, when the connection creates the queue pair), so
+ * that posting never allocates.  A ring slot is the ib_cqe of one posted
+ * work request.  Reliable connections complete the work requests of one
+ * queue in the order they were posted, flushed ones included, so a
+ * completion of slot i also retires every older slot: on the send queue
+ * those are unsignalled work requests that succeeded.
+ *
+ * Locking: posts run in any context and take ep->lock (interrupts
+ * disabled), under which ep->qp, ep->state, ep->attr and the producer
+ * side of both rings are stable.  The completion handlers run in the
+ * CQ's softirq and own the consumer side (tail) of the rings; they take
+ * no lock.  LMR registration work requests are serialised by
+ * kdapl_dto_reg_mutex, which dat_lmr_free() also takes (after the IA
+ * lock) around deregistration, so that an MR is never deregistered under
+ * a registration in flight; the rdma_cm handler that calls
+ * kdapl_dto_qp_rts() takes only that mutex.
+ *
+ * See Documentation/dto.rst.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/completion.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+#include <rdma/ib_verbs.h>
+
+#include "kdapl.h"
+#include "kdapl_trace.h"
+
+/* Send queue slots kept for RMR binds (an unbind of the old key and the
+ * registration of the new one) beyond max_request_dtos.
+ */
+#define KDAPL_DTO_BIND_SLOTS	(KDAPL_EP_SEND_WR_EXTRA / 2)
+
+/* LMR registrations posted at once; the rest of KDAPL_EP_SEND_WR_EXTRA. */
+#define KDAPL_DTO_REG_BATCH	(KDAPL_EP_SEND_WR_EXTRA - KDAPL_DTO_BIND_SLOTS)
+
+/* How long a registration may take before the connection is given up. */
+#define KDAPL_DTO_REG_TIMEOUT	(10 * HZ)
+
+/* The trace op of a bind, beside the DAT_DTOS values. */
+#define KDAPL_DTO_OP_UNBIND	DAT_DTO_LMR_INVALIDATE
+
+/* Completion flags a request may carry. */
+#define KDAPL_DTO_REQUEST_FLAGS						\
+	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_UNSIGNALLED_FLAG | \
+	 DAT_COMPLETION_BARRIER_FENCE_FLAG)
+
+/* Slot flags. */
+#define KDAPL_DTO_QUIET		BIT(0)	/* no event on success */
+#define KDAPL_DTO_INTERNAL	BIT(1)	/* never an event, not counted */
+#define KDAPL_DTO_BIND		BIT(2)	/* an RMR bind or unbind */
+#define KDAPL_DTO_SIGNALLED	BIT(3)	/* posted with IB_SEND_SIGNALED */
+
+/**
+ * struct kdapl_dto_slot - context of one posted work request
+ * @cqe: completion handle, the wr_cqe of the work request
+ * @ep: the EP
+ * @cookie: the consumer's DTO or RMR cookie
+ * @rmr: the RMR of a bind, for its completion event
+ * @length: bytes posted (the completion of a receive gives its own)
+ * @op: DAT_DTO_* operation
+ * @flags: KDAPL_DTO_* flags
+ * @nsge: segments of a receive held in software
+ * @sge: the receive's segments (receive ring only)
+ */
+struct kdapl_dto_slot {
+	struct ib_cqe cqe;
+	struct kdapl_ep *ep;
+	DAT_CONTEXT cookie;
+	DAT_RMR_HANDLE rmr;
+	u32 length;
+	u8 op;
+	u8 flags;
+	u16 nsge;
+	struct ib_sge *sge;
+};
+
+/**
+ * struct kdapl_dto_ring - the work request contexts of one work queue
+ * @slots: power-of-two array of contexts
+ * @sge: receive ring: @iov entries per slot; request ring: @iov entries
+ *	a post is built in, under ep->lock
+ * @mask: number of slots - 1
+ * @limit: slots that may be in use (the work queue's share)
+ * @iov: segments per post it can take
+ * @head: next slot to post; ep->lock
+ * @tail: oldest slot not completed; written by the completion handler
+ *	(and by kdapl_dto_qp_gone() once the queue is drained)
+ * @hw: receive ring: slots before it were given to the device; ep->lock
+ * @signalled: request ring: @head at the last signalled work request
+ */
+struct kdapl_dto_ring {
+	struct kdapl_dto_slot *slots;
+	struct ib_sge *sge;
+	u32 mask;
+	u32 limit;
+	u32 iov;
+	u32 head;
+	u32 tail;
+	u32 hw;
+	u32 signalled;
+};
+
+struct kdapl_dto_reg;
+
+/**
+ * struct kdapl_dto_reg_wr - one LMR registration work request
+ * @cqe: its completion handle
+ * @reg: the batch
+ * @lmr: the LMR registered
+ * @status: its completion status
+ */
+struct kdapl_dto_reg_wr {
+	struct ib_cqe cqe;
+	struct kdapl_dto_reg *reg;
+	struct kdapl_lmr *lmr;
+	enum ib_wc_status status;
+};
+
+/**
+ * struct kdapl_dto_reg - a batch of LMR registrations on one QP
+ * @wr: the work requests
+ * @pending: work requests not completed yet
+ * @done: completed when @pending drops to zero
+ */
+struct kdapl_dto_reg {
+	struct kdapl_dto_reg_wr wr[KDAPL_DTO_REG_BATCH];
+	atomic_t pending;
+	struct completion done;
+};
+
+/**
+ * struct kdapl_dto - DTO state of an EP
+ * @recv: receive contexts
+ * @req: send queue contexts (DTOs and binds)
+ * @rts: the EP's QP reached RTS; kdapl_dto_reg_mutex
+ * @reg: LMR registrations posted on the EP's QP; kdapl_dto_reg_mutex
+ */
+struct kdapl_dto {
+	struct kdapl_dto_ring recv;
+	struct kdapl_dto_ring req;
+	bool rts;
+	struct kdapl_dto_reg reg;
+};
+
+/* Serialises LMR registration work requests and MR deregistration. */
+static DEFINE_MUTEX(kdapl_dto_reg_mutex);
+
+static u64 kdapl_dto_trace_handle(const struct kdapl_ep *ep)
+{
+	return (u64)(uintptr_t)kdapl_object_handle(&ep->obj);
+}
+
+/**
+ * kdapl_dto_wc_status() - the DAT completion status of a work completion
+ * @status: the ib_wc status
+ *
+ * The one table of kdapl, used for EP and SRQ receives, requests and
+ * RMR binds (see Documentation/dto.rst).
+ *
+ * Context: any context.
+ * Return: the DAT_DTO_COMPLETION_STATUS.
+ */
+DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return DAT_DTO_SUCCESS;
+	case IB_WC_WR_FLUSH_ERR:
+		return DAT_DTO_ERR_FLUSHED;
+	case IB_WC_LOC_LEN_ERR:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case IB_WC_LOC_QP_OP_ERR:
+		return DAT_DTO_ERR_LOCAL_EP;
+	case IB_WC_LOC_PROT_ERR:
+		return DAT_DTO_ERR_LOCAL_PROTECTION;
+	case IB_WC_BAD_RESP_ERR:
+		return DAT_DTO_ERR_BAD_RESPONSE;
+	case IB_WC_REM_ACCESS_ERR:
+		return DAT_DTO_ERR_REMOTE_ACCESS;
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+	case IB_WC_REM_ABORT_ERR:
+		return DAT_DTO_ERR_REMOTE_RESPONDER;
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		return DAT_DTO_ERR_RECEIVER_NOT_READY;
+	case IB_WC_MW_BIND_ERR:
+		return DAT_DTO_ERR_LOCAL_MM_ERROR;
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_wc_status);
+
+/* ---------------------------------------------------------------------
+ * Rings
+ */
+
+static void kdapl_dto_ring_free(struct kdapl_dto_ring *r)
+{
+	kvfree(r->slots);
+	kvfree(r->sge);
+	r->slots = NULL;
+	r->sge = NULL;
+}
+
+/*
+ * Allocate a ring of at least @count slots for @ep; a receive ring has
+ * @iov segments per slot, a request ring @iov segments in all.
+ */
+static int kdapl_dto_ring_alloc(struct kdapl_dto_ring *r, struct kdapl_ep *ep,
+				u32 count, u32 iov, bool recv,
+				void (*done)(struct ib_cq *, struct ib_wc *))
+{
+	u32 size = roundup_pow_of_two(max(count, 2U)), i;
+	size_t nsge = recv ? (size_t)size * iov : iov;
+
+	memset(r, 0, sizeof(*r));
+	r->slots = kvcalloc(size, sizeof(*r->slots), GFP_KERNEL);
+	r->sge = kvcalloc(max_t(size_t, nsge, 1), sizeof(*r->sge), GFP_KERNEL);
+	if (!r->slots || !r->sge) {
+		kdapl_dto_ring_free(r);
+		return -ENOMEM;
+	}
+	r->mask = size - 1;
+	r->limit = count;
+	r->iov = iov;
+	for (i = 0; i < size; i++) {
+		r->slots[i].cqe.done = done;
+		r->slots[i].ep = ep;
+		if (recv)
+			r->slots[i].sge = r->sge + (size_t)i * iov;
+	}
+	return 0;
+}
+
+/* The receive ring wanted for the attributes. */
+static void kdapl_dto_recv_dims(const DAT_EP_ATTR *attr, u32 *count, u32 *iov)
+{
+	*count = max(attr->max_recv_dtos, 1);
+	*iov = max(attr->max_recv_iov, 1);
+}
+
+/* The request ring wanted for the attributes. */
+static void kdapl_dto_req_dims(const DAT_EP_ATTR *attr, u32 *count, u32 *iov)
+{
+	*count = max(attr->max_request_dtos, 1) + KDAPL_DTO_BIND_SLOTS;
+	*iov = max3(attr->max_request_iov, attr->max_rdma_read_iov,
+		    attr->max_rdma_write_iov);
+	*iov = max(*iov, 1U);
+}
+
+/* ---------------------------------------------------------------------
+ * Completions
+ */
+
+/* Deliver a completion event to @evd, if any. */
+static void kdapl_dto_deliver(struct kdapl_evd *evd, const DAT_EVENT *ev)
+{
+	if (evd)
+		kdapl_evd_post(evd, ev);
+}
+
+/*
+ * Build the event of a completed slot; returns false when no event is
+ * due (internal work request, or a quiet one that succeeded).
+ */
+static bool kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
+			    DAT_DTO_COMPLETION_STATUS status, u32 length,
+			    DAT_RMR_CONTEXT inv, DAT_EVENT *ev)
+{
+	if (s->flags & KDAPL_DTO_INTERNAL)
+		return false;
+	if (status == DAT_DTO_SUCCESS && (s->flags & KDAPL_DTO_QUIET))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	if (s->flags & KDAPL_DTO_BIND) {
+		DAT_RMR_BIND_COMPLETION_EVENT_DATA *b =
+			&ev->event_data.rmr_completion_event_data;
+
+		ev->event_number = DAT_RMR_BIND_COMPLETION_EVENT;
+		b->rmr_handle = s->rmr;
+		b->user_cookie = s->cookie;
+		b->status = status;
+	} else {
+		DAT_DTO_COMPLETION_EVENT_DATA *d =
+			&ev->event_data.dto_completion_event_data;
+
+		ev->event_number = DAT_DTO_COMPLETION_EVENT;
+		d->ep_handle = kdapl_object_handle(&ep->obj);
+		d->user_cookie = s->cookie;
+		d->status = status;
+		d->operation = s->op;
+		if (status == DAT_DTO_SUCCESS) {
+			d->transfered_length = length;
+			if (inv) {
+				d->operation = DAT_DTO_RECEIVE_WITH_INVALIDATE;
+				d->rmr_context = inv;
+			}
+		}
+	}
+	return true;
+}
+
+/* Completion of a receive posted to the EP's QP; CQ context. */
+static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kdapl_dto_slot *s =
+		container_of(wc->wr_cqe, struct kdapl_dto_slot, cqe);
+	struct kdapl_ep *ep = s->ep;
+	struct kdapl_dto_ring *r = &ep->dto->recv;
+	DAT_DTO_COMPLETION_STATUS status = kdapl_dto_wc_status(wc->status);
+	DAT_RMR_CONTEXT inv = 0;
+	bool report;
+	DAT_EVENT ev;
+
+	/* Receives complete in the order they were posted. */
+	WARN_ON_ONCE(s != &r->slots[r->tail & r->mask]);
+	if (wc->status == IB_WC_SUCCESS && (wc->wc_flags & IB_WC_WITH_INVALIDATE))
+		inv = wc->ex.invalidate_rkey;
+	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
+				 s->cookie.as_64, wc->status, status,
+				 wc->byte_len);
+	report = kdapl_dto_event(ep, s, status, wc->byte_len, inv, &ev);
+	/* The slot is free once the tail passed it: copy first. */
+	smp_store_release(&r->tail, r->tail + 1);
+	atomic_dec(&ep->recv_outstanding);
+	if (report)
+		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+}
+
+/*
+ * Completion of a send queue work request; CQ context.  Older slots not
+ * completed yet were unsignalled and succeeded: they retire silently.
+ */
+static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kdapl_dto_slot *s =
+		container_of(wc->wr_cqe, struct kdapl_dto_slot, cqe);
+	struct kdapl_ep *ep = s->ep;
+	struct kdapl_dto_ring *r = &ep->dto->req;
+	DAT_DTO_COMPLETION_STATUS status = kdapl_dto_wc_status(wc->status);
+	u32 tail = r->tail, slot = s - r->slots;
+	unsigned int retired = 0;
+	bool report;
+	DAT_EVENT ev;
+
+	if (WARN_ON_ONCE(slot > r->mask))
+		return;
+	while ((tail & r->mask) != slot) {
+		const struct kdapl_dto_slot *old = &r->slots[tail & r->mask];
+
+		if (!(old->flags & KDAPL_DTO_INTERNAL))
+			retired++;
+		trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), old->op,
+					 old->cookie.as_64, IB_WC_SUCCESS,
+					 DAT_DTO_SUCCESS, old->length);
+		tail++;
+	}
+	if (!(s->flags & KDAPL_DTO_INTERNAL))
+		retired++;
+	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
+				 s->cookie.as_64, wc->status, status,
+				 s->length);
+	report = kdapl_dto_event(ep, s, status, s->length, 0, &ev);
+	/* Pairs with the acquire of posters: the slots are read. */
+	smp_store_release(&r->tail, tail + 1);
+	if (retired)
+		atomic_sub(retired, &ep->request_outstanding);
+	if (report)
+		kdapl_dto_deliver(READ_ONCE(ep->request_evd), &ev);
+}
+
+/* Completion of an LMR registration; CQ context. */
+static void kdapl_dto_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kdapl_dto_reg_wr *w =
+		container_of(wc->wr_cqe, struct kdapl_dto_reg_wr, cqe);
+	struct kdapl_dto_reg *reg = w->reg;
+
+	w->status = wc->status;
+	if (atomic_dec_and_test(&reg->pending))
+		complete(&reg->done);
+}
+
+/* ---------------------------------------------------------------------
+ * EP life cycle, called by kdapl_ep.c and kdapl_cm.c
+ */
+
+int kdapl_dto_ep_init(struct kdapl_ep *ep)
+{
+	struct kdapl_dto *dto;
+	u32 count, iov, i;
+
+	dto = kzalloc(sizeof(*dto), GFP_KERNEL);
+	if (!dto)
+		return -ENOMEM;
+	kdapl_dto_recv_dims(&ep->attr, &count, &iov);
+	if (kdapl_dto_ring_alloc(&dto->recv, ep, count, iov, true,
+				 kdapl_dto_recv_done))
+		goto err;
+	kdapl_dto_req_dims(&ep->attr, &count, &iov);
+	if (kdapl_dto_ring_alloc(&dto->req, ep, count, iov, false,
+				 kdapl_dto_req_done))
+		goto err;
+	for (i = 0; i < KDAPL_DTO_REG_BATCH; i++) {
+		dto->reg.wr[i].cqe.done = kdapl_dto_reg_done;
+		dto->reg.wr[i].reg = &dto->reg;
+	}
+	init_completion(&dto->reg.done);
+	ep->dto = dto;
+	return 0;
+
+err:
+	kdapl_dto_ring_free(&dto->recv);
+	kdapl_dto_ring_free(&dto->req);
+	kfree(dto);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_ep_init);
+
+void kdapl_dto_ep_fini(struct kdapl_ep *ep)
+{
+	struct kdapl_dto *dto;
+	unsigned long flags;
+
+	/* Posts that looked the EP up before it was freed see NULL. */
+	spin_lock_irqsave(&ep->lock, flags);
+	dto = ep->dto;
+	ep->dto = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!dto)
+		return;
+	/* A batch cut short by a time-out finished when the QP drained. */
+	WARN_ON_ONCE(atomic_read(&dto->reg.pending));
+	kdapl_dto_ring_free(&dto->recv);
+	kdapl_dto_ring_free(&dto->req);
+	kfree(dto);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_ep_fini);
+
+/*
+ * Grow the rings to the current attributes before a new QP is used
+ * (dat_ep_modify() may have raised them).  The receive ring is replaced
+ * only while nothing of it is on a device queue; held receives move.
+ */
+static void kdapl_dto_grow(struct kdapl_ep *ep)
+{
+	struct kdapl_dto *dto = ep->dto;
+	struct kdapl_dto_ring nrecv = {}, nreq = {}, old;
+	u32 rcount, riov, qcount, qiov, i, n;
+	unsigned long flags;
+	DAT_EP_ATTR attr;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	attr = ep->attr;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	kdapl_dto_recv_dims(&attr, &rcount, &riov);
+	kdapl_dto_req_dims(&attr, &qcount, &qiov);
+	if ((rcount > dto->recv.limit ||
+	     riov > dto->recv.iov) &&
+	    kdapl_dto_ring_alloc(&nrecv, ep, max(rcount, dto->recv.limit),
+				 max(riov, dto->recv.iov),
+				 true, kdapl_dto_recv_done))
+		nrecv.slots = NULL;
+	if ((qcount > dto->req.limit || qiov > dto->req.iov) &&
+	    kdapl_dto_ring_alloc(&nreq, ep, max(qcount, dto->req.limit),
+				 max(qiov, dto->req.iov),
+				 false, kdapl_dto_req_done))
+		nreq.slots = NULL;
+	if (!nrecv.slots && !nreq.slots)
+		return;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (nrecv.slots && dto->recv.hw == dto->recv.tail) {
+		old = dto->recv;
+		n = old.head - old.tail;
+		for (i = 0; i < n; i++) {
+			struct kdapl_dto_slot *f =
+				&old.slots[(old.tail + i) & old.mask];
+			struct kdapl_dto_slot *t = &nrecv.slots[i];
+
+			t->cookie = f->cookie;
+			t->length = f->length;
+			t->op = f->op;
+			t->flags = f->flags;
+			t->nsge = f->nsge;
+			memcpy(t->sge, f->sge, f->nsge * sizeof(*t->sge));
+		}
+		nrecv.head = n;
+		nrecv.hw = 0;
+		dto->recv = nrecv;
+		nrecv = old;
+	}
+	/* No request can be outstanding before the QP is connected. */
+	if (nreq.slots && dto->req.head == READ_ONCE(dto->req.tail)) {
+		old = dto->req;
+		dto->req = nreq;
+		nreq = old;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_dto_ring_free(&nrecv);
+	kdapl_dto_ring_free(&nreq);
+}
+
+/* Post held receives from @r->hw on; ep->lock held. */
+static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp)
+{
+	struct kdapl_dto_ring *r = &ep->dto->recv;
+
+	while (r->hw != r->head) {
+		struct kdapl_dto_slot *s = &r->slots[r->hw & r->mask];
+		struct ib_recv_wr wr = {
+			.wr_cqe = &s->cqe,
+			.sg_list = s->nsge ? s->sge : NULL,
+			.num_sge = s->nsge,
+		};
+
+		/* What the device refuses is flushed by kdapl_dto_qp_gone(). */
+		if (ib_post_recv(qp, &wr, NULL))
+			break;
+		r->hw++;
+	}
+}
+
+void kdapl_dto_qp_created(struct kdapl_ep *ep)
+{
+	unsigned long flags;
+	struct ib_qp *qp;
+
+	mutex_lock(&kdapl_dto_reg_mutex);
+	ep->dto->rts = false;
+	mutex_unlock(&kdapl_dto_reg_mutex);
+
+	kdapl_dto_grow(ep);
+	spin_lock_irqsave(&ep->lock, flags);
+	qp = ep->qp;
+	if (qp && !ep->srq)
+		kdapl_dto_post_held(ep, qp);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_created);
+
+/*
+ * Post the registration of up to KDAPL_DTO_REG_BATCH LMRs of @lmrs on the
+ * QP of @ep and wait for them.  kdapl_dto_reg_mutex held.  Returns 0 or
+ * a negative errno; LMRs whose registration succeeded are marked.
+ */
+static int kdapl_dto_reg_batch(struct kdapl_ep *ep, struct kdapl_lmr **lmrs,
+			       unsigned int n)
+{
+	struct kdapl_dto_reg *reg = &ep->dto->reg;
+	struct ib_reg_wr wrs[KDAPL_DTO_REG_BATCH];
+	const struct ib_send_wr *bad = NULL;
+	unsigned int i, posted;
+	unsigned long flags;
+	struct ib_qp *qp;
+	int err = 0;
+
+	lockdep_assert_held(&kdapl_dto_reg_mutex);
+	/* A batch that timed out is still on the queue. */
+	if (atomic_read(&reg->pending))
+		return -EBUSY;
+	memset(wrs, 0, sizeof(wrs));
+	for (i = 0; i < n; i++) {
+		struct kdapl_dto_reg_wr *w = &reg->wr[i];
+
+		w->lmr = lmrs[i];
+		w->status = IB_WC_GENERAL_ERR;
+		wrs[i].wr.opcode = IB_WR_REG_MR;
+		wrs[i].wr.wr_cqe = &w->cqe;
+		wrs[i].wr.send_flags = IB_SEND_SIGNALED;
+		wrs[i].wr.next = i + 1 < n ? &wrs[i + 1].wr : NULL;
+		wrs[i].mr = lmrs[i]->mr;
+		wrs[i].key = lmrs[i]->mr->rkey;
+		wrs[i].access = lmrs[i]->access;
+	}
+	reinit_completion(&reg->done);
+	atomic_set(&reg->pending, n + 1);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	qp = ep->qp;
+	if (!qp)
+		err = -ENOTCONN;
+	else
+		err = ib_post_send(qp, &wrs[0].wr, &bad);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	posted = err ? (bad ? (unsigned int)((struct ib_reg_wr *)
+					     container_of(bad, struct ib_reg_wr,
+							  wr) - wrs) : 0) : n;
+	/* Drop the work requests never posted, and the initial count. */
+	if (atomic_sub_and_test(n - posted + 1, &reg->pending))
+		complete(&reg->done);
+	if (!wait_for_completion_timeout(&reg->done, KDAPL_DTO_REG_TIMEOUT))
+		return -ETIMEDOUT;
+	for (i = 0; i < posted; i++) {
+		if (reg->wr[i].status == IB_WC_SUCCESS)
+			WRITE_ONCE(reg->wr[i].lmr->registered, true);
+		else if (!err)
+			err = -EIO;
+	}
+	return err;
+}
+
+/* Register every LMR of @pz not registered yet on the QP of @ep. */
+static int kdapl_dto_reg_pz(struct kdapl_ep *ep, struct kdapl_pz *pz)
+{
+	struct kdapl_lmr *batch[KDAPL_DTO_REG_BATCH];
+	struct kdapl_lmr *lmr;
+	unsigned long index;
+	unsigned int n = 0;
+	int err;
+
+	lockdep_assert_held(&kdapl_dto_reg_mutex);
+	/*
+	 * An LMR found here cannot be deregistered meanwhile: that needs
+	 * kdapl_dto_reg_mutex, which is held (see kdapl_dto_reg_lock()).
+	 */
+	xa_for_each(&pz->lmrs, index, lmr) {
+		if (READ_ONCE(lmr->registered) || !READ_ONCE(lmr->mr))
+			continue;
+		batch[n++] = lmr;
+		if (n < KDAPL_DTO_REG_BATCH)
+			continue;
+		err = kdapl_dto_reg_batch(ep, batch, n);
+		if (err)
+			return err;
+		n = 0;
+	}
+	return n ? kdapl_dto_reg_batch(ep, batch, n) : 0;
+}
+
+int kdapl_dto_qp_rts(struct kdapl_ep *ep)
+{
+	unsigned long flags;
+	struct kdapl_pz *pz;
+	int err;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	pz = ep->pz;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!pz)
+		return 0;
+	mutex_lock(&kdapl_dto_reg_mutex);
+	ep->dto->rts = true;
+	err = kdapl_dto_reg_pz(ep, pz);
+	mutex_unlock(&kdapl_dto_reg_mutex);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_rts);
+
+/**
+ * kdapl_dto_lmr_created() - register a new LMR if its PZ has a live QP
+ * @lmr: the LMR, published and in its PZ's list
+ *
+ * An LMR created while a connection of its PZ is up is registered at
+ * once on that connection's QP, so that it is usable as soon as
+ * dat_lmr_kcreate() returns.  Without such a QP the registration waits
+ * for the next kdapl_dto_qp_rts() of the PZ.  Failing is not an error of
+ * dat_lmr_kcreate(): the LMR stays unregistered (lmr_state.bound false)
+ * until a later connection registers it.
+ *
+ * Context: process context, the IA lock held; may sleep.
+ */
+void kdapl_dto_lmr_created(struct kdapl_lmr *lmr)
+{
+	struct kdapl_ia *ia = lmr->obj.ia;
+	struct kdapl_object *obj;
+
+	lockdep_assert_held(&ia->lock);
+	mutex_lock(&kdapl_dto_reg_mutex);
+	list_for_each_entry(obj, &ia->objects, ia_entry) {
+		struct kdapl_ep *ep;
+
+		if (READ_ONCE(lmr->registered) || !lmr->mr)
+			break;
+		if (obj->type != DAT_HANDLE_TYPE_EP)
+			continue;
+		ep = container_of(obj, struct kdapl_ep, obj);
+		if (READ_ONCE(ep->pz) != lmr->pz || !ep->dto ||
+		    !ep->dto->rts || !READ_ONCE(ep->qp))
+			continue;
+		kdapl_dto_reg_batch(ep, &lmr, 1);
+	}
+	mutex_unlock(&kdapl_dto_reg_mutex);
+}
+
+/*
+ * kdapl_dto_reg_lock() - keep LMR registrations out
+ *
+ * Taken by the LMR code around the deregistration of an LMR's MR, so
+ * that no registration work request of that MR is in flight or can be
+ * posted while it is held (the MR pointer is cleared under it).
+ *
+ * Context: process context; after the IA lock if that is held.
+ */
+void kdapl_dto_reg_lock(void)
+{
+	mutex_lock(&kdapl_dto_reg_mutex);
+}
+
+/* kdapl_dto_reg_unlock() - undo kdapl_dto_reg_lock(); process context. */
+void kdapl_dto_reg_unlock(void)
+{
+	mutex_unlock(&kdapl_dto_reg_mutex);
+}
+
+/* The flushed event of a held receive. */
+static void kdapl_dto_flush_event(struct kdapl_ep *ep,
+				  const struct kdapl_dto_slot *s,
+				  DAT_EVENT *ev)
+{
+	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
+				 s->cookie.as_64, IB_WC_WR_FLUSH_ERR,
+				 DAT_DTO_ERR_FLUSHED, 0);
+	kdapl_dto_event(ep, s, DAT_DTO_ERR_FLUSHED, 0, 0, ev);
+}
+
+void kdapl_dto_qp_gone(struct kdapl_ep *ep)
+{
+	struct kdapl_dto *dto = ep->dto;
+	struct kdapl_dto_ring *r = &dto->recv;
+	struct kdapl_dto_ring *q = &dto->req;
+	unsigned long flags;
+	DAT_EVENT ev;
+	u32 n;
+
+	mutex_lock(&kdapl_dto_reg_mutex);
+	dto->rts = false;
+	mutex_unlock(&kdapl_dto_reg_mutex);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	/*
+	 * The send queue is drained.  A device flushes every work request
+	 * with a completion, signalled or not, so the slots still
+	 * outstanding should be unsignalled ones that succeeded: they
+	 * retire silently.  siw in 6.1 does not flush a send queue with
+	 * nothing in progress when its connection closes, though: a
+	 * signalled slot left here never completed, and is reported as
+	 * flushed so that no DTO is lost.
+	 */
+	n = 0;
+	while (q->tail != q->head) {
+		struct kdapl_dto_slot *s = &q->slots[q->tail & q->mask];
+		u8 sflags = s->flags;
+
+		q->tail++;
+		if (sflags & KDAPL_DTO_INTERNAL)
+			continue;
+		if (!(sflags & KDAPL_DTO_SIGNALLED)) {
+			n++;
+			continue;
+		}
+		kdapl_dto_flush_event(ep, s, &ev);
+		atomic_dec(&ep->request_outstanding);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		kdapl_dto_deliver(READ_ONCE(ep->request_evd), &ev);
+		spin_lock_irqsave(&ep->lock, flags);
+	}
+	q->signalled = q->head;
+	if (n)
+		atomic_sub(n, &ep->request_outstanding);
+	/* Receives the device had were flushed through the CQ. */
+	WARN_ON_ONCE(r->tail != r->hw);
+	while (r->tail != r->head) {
+		struct kdapl_dto_slot *s = &r->slots[r->tail & r->mask];
+
+		kdapl_dto_flush_event(ep, s, &ev);
+		r->tail++;
+		r->hw = r->tail;
+		atomic_dec(&ep->recv_outstanding);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		/* Flushed receives are reported even when quiet. */
+		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+		spin_lock_irqsave(&ep->lock, flags);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_gone);
+
+/* ---------------------------------------------------------------------
+ * Posting
+ */
+
+static bool kdapl_dto_connected(DAT_EP_STATE state)
+{
+	return state == DAT_EP_STATE_CONNECTED ||
+	       state == DAT_EP_STATE_CONNECTED_SINGLE_PATH ||
+	       state == DAT_EP_STATE_CONNECTED_MULTI_PATH;
+}
+
+/* A QP-less EP in these states completes receives as flushed at once. */
+static bool kdapl_dto_flush_state(DAT_EP_STATE state)
+{
+	return kdapl_dto_connected(state) ||
+	       state == DAT_EP_STATE_DISCONNECT_PENDING ||
+	       state == DAT_EP_STATE_DISCONNECTED ||
+	       state == DAT_EP_STATE_COMPLETION_PENDING;
+}
+
+/* What a local segment is used for. */
+enum kdapl_dto_use {
+	KDAPL_DTO_SOURCE,	/* read by the device: send, RDMA Write */
+	KDAPL_DTO_SINK,		/* written by the device: receive */
+	KDAPL_DTO_READ_SINK,	/* written by an RDMA Read response */
+};
+
+/*
+ * Check @n local segments against the LMRs of @pz and fill @sge (may be
+ * NULL to only check); *total gets their length.  ep->lock held.
+ */
+static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
+				      const DAT_LMR_TRIPLET *iov, DAT_COUNT n,
+				      struct ib_sge *sge, enum kdapl_dto_use use,
+				      bool need_registered, u64 *total)
+{
+	DAT_RETURN_SUBTYPE prot = use == KDAPL_DTO_SOURCE ?
+				  DAT_PROTECTION_READ : DAT_PROTECTION_WRITE;
+	DAT_RETURN ret = DAT_SUCCESS;
+	u64 sum = 0;
+	DAT_COUNT i;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		const DAT_LMR_TRIPLET *t = &iov[i];
+		struct kdapl_lmr *lmr;
+
+		lmr = pz ? xa_load(&pz->lmrs, t->lmr_context) : NULL;
+		if (!lmr || !kdapl_lmr_covers(lmr, t->virtual_address,
+					      t->segment_length) ||
+		    (need_registered && !READ_ONCE(lmr->registered))) {
+			ret = dat_error(DAT_PROTECTION_VIOLATION, prot);
+			break;
+		}
+		if (use != KDAPL_DTO_SOURCE &&
+		    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)) {
+			ret = dat_error(DAT_PRIVILEGES_VIOLATION,
+					DAT_PRIVILEGES_WRITE);
+			break;
+		}
+		/* iWARP: the response of an RDMA Read is a remote write. */
+		if (use == KDAPL_DTO_READ_SINK &&
+		    ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP &&
+		    !(lmr->priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)) {
+			ret = dat_error(DAT_PRIVILEGES_VIOLATION,
+					DAT_PRIVILEGES_RDMA_READ);
+			break;
+		}
+		if (sge) {
+			sge[i].addr = t->virtual_address;
+			sge[i].length = t->segment_length;
+			sge[i].lkey = t->lmr_context;
+		}
+		sum += t->segment_length;
+	}
+	rcu_read_unlock();
+	*total = sum;
+	return ret;
+}
+
+/**
+ * dat_ep_post_recv() - post a receive buffer on an Endpoint
+ * @ep_handle: the EP (without an SRQ)
+ * @num_segments: segments in @local_iov, 0 to the EP's max_recv_iov
+ * @local_iov: the segments, may be NULL when @num_segments is 0; each in
+ *	an LMR of the EP's PZ with local write privilege
+ * @user_cookie: returned in the completion
+ * @completion_flags: DAT_COMPLETION_DEFAULT_FLAG, or
+ *	DAT_COMPLETION_UNSIGNALLED_FLAG (no event on success) when the EP's
+ *	recv_completion_flags have it
+ *
+ * Valid in every EP state.  Before the connection's queue pair exists
+ * the receive is held in software and posted when it is created; on an
+ * EP that has lost its connection (connected without queue pair,
+ * disconnect pending, disconnected, completion pending) it completes
+ * at once with DAT_DTO_ERR_FLUSHED.  Nothing is allocated.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled, and
+ * may deliver a flushed completion (and run its upcall) in the caller's
+ * context.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
+ * DAT_INVALID_PARAMETER (ARG2) for @num_segments negative or above
+ * max_recv_iov, (ARG3) for a NULL @local_iov with segments, (ARG5) for
+ * unknown @completion_flags or an unsignalled receive the EP does not
+ * allow;
+ * DAT_INVALID_STATE for an EP with an SRQ (its receives come from the
+ * SRQ);
+ * DAT_PROTECTION_VIOLATION (PROTECTION_WRITE) for a segment that is not
+ * inside an LMR of the EP's PZ;
+ * DAT_PRIVILEGES_VIOLATION (PRIVILEGES_WRITE) for an LMR without local
+ * write privilege;
+ * DAT_INSUFFICIENT_RESOURCES (TEP) when max_recv_dtos receives are
+ * outstanding or the device refuses the post.
+ */
+DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_slot *s, flushed = {};
+	struct kdapl_dto_ring *r;
+	struct kdapl_ep *ep;
+	bool flush = false;
+	unsigned long flags;
+	struct ib_qp *qp;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	u32 limit;
+	u64 total = 0;
+
+	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	if (num_segments < 0) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto out;
+	}
+	if (num_segments && !local_iov) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+	if (completion_flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		goto out;
+	}
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->dto) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
+	r = &ep->dto->recv;
+	if (ep->srq) {
+		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto unlock;
+	}
+	if ((completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+	    !(ep->attr.recv_completion_flags &
+	      DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+		goto unlock;
+	}
+	if (num_segments > min_t(u32, ep->attr.max_recv_iov, r->iov)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto unlock;
+	}
+	qp = ep->qp;
+	if (!qp && kdapl_dto_flush_state(ep->state)) {
+		/* Checked like any receive, then flushed. */
+		ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments,
+					  NULL, KDAPL_DTO_SINK, false, &total);
+		if (!ret) {
+			flushed.ep = ep;
+			flushed.cookie = user_cookie;
+			flushed.op = DAT_DTO_RECEIVE;
+			kdapl_dto_flush_event(ep, &flushed, &ev);
+			WRITE_ONCE(ep->recvs_posted, true);
+			flush = true;
+		}
+		goto unlock;
+	}
+	limit = min_t(u32, max(ep->attr.max_recv_dtos, 1), r->limit);
+	/* Pairs with the release of the completion that frees slots. */
+	if (r->head - smp_load_acquire(&r->tail) >= limit) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+	s = &r->slots[r->head & r->mask];
+	ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments, s->sge,
+				  KDAPL_DTO_SINK, false, &total);
+	if (ret)
+		goto unlock;
+	s->cookie = user_cookie;
+	s->op = DAT_DTO_RECEIVE;
+	s->flags = completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG ?
+		   KDAPL_DTO_QUIET : 0;
+	s->nsge = num_segments;
+	s->length = total;
+	atomic_inc(&ep->recv_outstanding);
+	if (qp) {
+		struct ib_recv_wr wr = {
+			.wr_cqe = &s->cqe,
+			.sg_list = num_segments ? s->sge : NULL,
+			.num_sge = num_segments,
+		};
+
+		/* Older held receives go first (posted at QP creation). */
+		if (r->hw != r->head || ib_post_recv(qp, &wr, NULL)) {
+			atomic_dec(&ep->recv_outstanding);
+			ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_TEP);
+			goto unlock;
+		}
+		r->head++;
+		r->hw = r->head;
+	} else {
+		r->head++;
+	}
+	WRITE_ONCE(ep->recvs_posted, true);
+unlock:
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (flush)
+		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+out:
+	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
+			     user_cookie.as_64, total, num_segments, ret);
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_recv);
+
+/**
+ * struct kdapl_dto_req - a request to post, as the kDAT call gave it
+ * @opcode: IB_WR_* opcode
+ * @op: DAT_DTO_* operation of the completion
+ * @use: what the local segments are for
+ * @n: local segments
+ * @iov: LMR segments (NULL for dat_ep_post_rdma_read_to_rmr())
+ * @rmr_iov: the RMR sink of dat_ep_post_rdma_read_to_rmr()
+ * @remote: remote buffer of an RDMA operation
+ * @cookie: the consumer's cookie
+ * @flags: completion flags
+ * @allowed: completion flags the call takes
+ * @inv_rkey: key a send with invalidate invalidates
+ * @arg_n: DAT_INVALID_ARG* of @n
+ * @arg_iov: of the local segments
+ * @arg_remote: of @remote
+ * @arg_flags: of @flags
+ */
+struct kdapl_dto_req {
+	enum ib_wr_opcode opcode;
+	DAT_DTOS op;
+	enum kdapl_dto_use use;
+	DAT_COUNT n;
+	const DAT_LMR_TRIPLET *iov;
+	const DAT_RMR_TRIPLET *rmr_iov;
+	const DAT_RMR_TRIPLET *remote;
+	DAT_DTO_COOKIE cookie;
+	DAT_COMPLETION_FLAGS flags;
+	DAT_COMPLETION_FLAGS allowed;
+	u32 inv_rkey;
+	DAT_RETURN_SUBTYPE arg_n;
+	DAT_RETURN_SUBTYPE arg_iov;
+	DAT_RETURN_SUBTYPE arg_remote;
+	DAT_RETURN_SUBTYPE arg_flags;
+};
+
+/* Segments of the request kind the EP's attributes allow. */
+static u32 kdapl_dto_max_iov(const struct kdapl_ep *ep,
+			     const struct kdapl_dto_req *req)
+{
+	switch (req->opcode) {
+	case IB_WR_RDMA_WRITE:
+		return ep->attr.max_rdma_write_iov;
+	case IB_WR_RDMA_READ:
+		return ep->attr.max_rdma_read_iov;
+	default:
+		return ep->attr.max_request_iov;
+	}
+}
+
+/*
+ * The send flags of a request in the next slot of @q, updating the
+ * unsignalled bookkeeping: an unsignalled work request is signalled
+ * anyway (without an event on success) once half the ring is
+ * unsignalled, so that completions keep retiring slots.
+ */
+static int kdapl_dto_send_flags(struct kdapl_dto_ring *q,
+				DAT_COMPLETION_FLAGS flags, u8 *slot_flags)
+{
+	int send_flags = 0;
+
+	if (flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+		send_flags |= IB_SEND_FENCE;
+	if (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+		send_flags |= IB_SEND_SOLICITED;
+	if (flags & (DAT_COMPLETION_SUPPRESS_FLAG |
+		     DAT_COMPLETION_UNSIGNALLED_FLAG))
+		*slot_flags |= KDAPL_DTO_QUIET;
+	if (!(flags & DAT_COMPLETION_UNSIGNALLED_FLAG) ||
+	    q->head + 1 - q->signalled >= q->limit / 2) {
+		send_flags |= IB_SEND_SIGNALED;
+		*slot_flags |= KDAPL_DTO_SIGNALLED;
+		q->signalled = q->head + 1;
+	}
+	return send_flags;
+}
+
+/*
+ * The EP's QP if it is connected, else the DAT_INVALID_STATE error.
+ * ep->lock held.
+ */
+static struct ib_qp *kdapl_dto_connected_qp(struct kdapl_ep *ep,
+					    DAT_RETURN *ret)
+{
+	if (!ep->dto) {
+		*ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return NULL;
+	}
+	if (!kdapl_dto_connected(ep->state)) {
+		*ret = kdapl_ep_state_error(ep->state);
+		return NULL;
+	}
+	/* Connected in name only: the connection is being torn down. */
+	if (!ep->qp) {
+		*ret = kdapl_ep_state_error(DAT_EP_STATE_DISCONNECTED);
+		return NULL;
+	}
+	return ep->qp;
+}
+
+/* Post a send, RDMA Write or RDMA Read.  Any context. */
+static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
+					 const struct kdapl_dto_req *req)
+{
+	struct kdapl_dto_ring *q;
+	struct kdapl_dto_slot *s;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	struct ib_qp *qp;
+	DAT_RETURN ret;
+	u64 total = 0;
+	u8 slot_flags = 0;
+	int err;
+	union {
+		struct ib_send_wr send;
+		struct ib_rdma_wr rdma;
+	} wr;
+
+	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	if (req->n < 0) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
+		goto out;
+	}
+	if ((req->n && !req->iov && !req->rmr_iov) ||
+	    (!req->n && req->rmr_iov)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_iov);
+		goto out;
+	}
+	if (req->arg_remote && !req->remote) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_remote);
+		goto out;
+	}
+	if (req->flags & ~req->allowed) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
+		goto out;
+	}
+
+	spin_lock_irqsave(&ep->lock, flags);
+	qp = kdapl_dto_connected_qp(ep, &ret);
+	if (!qp)
+		goto unlock;
+	q = &ep->dto->req;
+	if ((req->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+	    !(ep->attr.request_completion_flags &
+	      DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
+		goto unlock;
+	}
+	if (req->n > min(kdapl_dto_max_iov(ep, req), q->iov)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
+		goto unlock;
+	}
+	if (req->rmr_iov) {
+		/* An RMR's context is also the local key of its MR. */
+		q->sge[0].addr = req->rmr_iov->virtual_address;
+		q->sge[0].length = req->rmr_iov->segment_length;
+		q->sge[0].lkey = req->rmr_iov->rmr_context;
+		total = req->rmr_iov->segment_length;
+	} else {
+		ret = kdapl_dto_build_sge(ep, ep->pz, req->iov, req->n, q->sge,
+					  req->use, true, &total);
+		if (ret)
+			goto unlock;
+	}
+	if (req->remote) {
+		u32 rlen = req->remote->segment_length;
+
+		if (rlen > ep->attr.max_rdma_size ||
+		    (req->opcode == IB_WR_RDMA_WRITE && total > rlen) ||
+		    (req->opcode == IB_WR_RDMA_READ && total < rlen)) {
+			ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+			goto unlock;
+		}
+		if (req->opcode == IB_WR_RDMA_READ) {
+			/* Read exactly the remote buffer. */
+			u64 left = rlen;
+			DAT_COUNT i;
+
+			for (i = 0; i < req->n && left; i++) {
+				q->sge[i].length = min_t(u64, q->sge[i].length,
+							 left);
+				left -= q->sge[i].length;
+			}
+			wr.send.num_sge = i;
+			total = rlen;
+		} else {
+			wr.send.num_sge = req->n;
+		}
+	} else {
+		if (total > ep->attr.max_message_size) {
+			ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+			goto unlock;
+		}
+		wr.send.num_sge = req->n;
+	}
+	if (atomic_read(&ep->request_outstanding) >=
+	    max(ep->attr.max_request_dtos, 1) ||
+	    /* acquire: pairs with the release of kdapl_dto_req_done() */
+	    q->head - smp_load_acquire(&q->tail) >= q->limit) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+
+	s = &q->slots[q->head & q->mask];
+	s->cookie = req->cookie;
+	s->op = req->op;
+	s->length = total;
+	wr.send.next = NULL;
+	wr.send.wr_cqe = &s->cqe;
+	wr.send.sg_list = wr.send.num_sge ? q->sge : NULL;
+	wr.send.opcode = req->opcode;
+	wr.send.send_flags = kdapl_dto_send_flags(q, req->flags, &slot_flags);
+	wr.send.ex.invalidate_rkey = req->inv_rkey;
+	if (req->remote) {
+		wr.rdma.remote_addr = req->remote->virtual_address;
+		wr.rdma.rkey = req->remote->rmr_context;
+	}
+	s->flags = slot_flags;
+	atomic_inc(&ep->request_outstanding);
+	err = ib_post_send(qp, &wr.send, NULL);
+	if (err) {
+		atomic_dec(&ep->request_outstanding);
+		if (wr.send.send_flags & IB_SEND_SIGNALED)
+			q->signalled = q->head;
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+	q->head++;
+unlock:
+	spin_unlock_irqrestore(&ep->lock, flags);
+out:
+	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, req->op,
+			     req->cookie.as_64, total, req->n, ret);
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+
+/**
+ * dat_ep_post_send() - send a message over the connection of an Endpoint
+ * @ep_handle: the EP, connected
+ * @num_segments: segments in @local_iov, 0 to the EP's max_request_iov
+ * @local_iov: the message, in LMRs of the EP's PZ; may be NULL when
+ *	@num_segments is 0
+ * @user_cookie: returned in the completion
+ * @completion_flags: DAT_COMPLETION_SUPPRESS_FLAG (no event on success),
+ *	DAT_COMPLETION_SOLICITED_WAIT_FLAG (the peer's solicited wait ends),
+ *	DAT_COMPLETION_UNSIGNALLED_FLAG (when the EP's
+ *	request_completion_flags have it), DAT_COMPLETION_BARRIER_FENCE_FLAG
+ *
+ * Nothing is allocated; the completion event goes to the request EVD
+ * (see Documentation/dto.rst for the status of each failure).
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
+ * DAT_INVALID_PARAMETER (ARG2) for @num_segments negative or above
+ * max_request_iov, (ARG3) for a NULL @local_iov with segments, (ARG5)
+ * for unknown flags or unsignalled without the EP allowing it;
+ * DAT_INVALID_STATE with the subtype of the EP state when the EP is not
+ * connected (DAT_INVALID_STATE_EP_DISCONNECTED when its connection is
+ * being torn down);
+ * DAT_PROTECTION_VIOLATION (PROTECTION_READ) for a segment not inside a
+ * registered LMR of the EP's PZ;
+ * DAT_LENGTH_ERROR for a message longer than max_message_size;
+ * DAT_INSUFFICIENT_RESOURCES (TEP) when max_request_dtos requests are
+ * outstanding or the device refuses the post.
+ */
+DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			    DAT_LMR_TRIPLET *local_iov,
+			    DAT_DTO_COOKIE user_cookie,
+			    DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_SEND,
+		.op = DAT_DTO_SEND,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS |
+			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_flags = DAT_INVALID_ARG5,
+	};
+
+	return kdapl_dto_post_request(ep_handle, &req);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_send);
+
+/**
+ * dat_ep_post_send_with_invalidate() - send, and invalidate a peer's RMR
+ * @ep_handle: the EP, connected
+ * @num_segments: as for dat_ep_post_send()
+ * @local_iov: as for dat_ep_post_send()
+ * @user_cookie: returned in the completion
+ * @completion_flags: as for dat_ep_post_send()
+ * @invalidate_flag: DAT_TRUE to invalidate @rmr_context at the peer when
+ *	the message arrives (its receive completes as
+ *	DAT_DTO_RECEIVE_WITH_INVALIDATE); DAT_FALSE for a plain send
+ * @rmr_context: the peer's RMR context to invalidate
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: as dat_ep_post_send(), and DAT_INVALID_PARAMETER (ARG6) for an
+ * @invalidate_flag other than DAT_TRUE or DAT_FALSE.
+ */
+DAT_RETURN dat_ep_post_send_with_invalidate(DAT_EP_HANDLE ep_handle,
+					    DAT_COUNT num_segments,
+					    DAT_LMR_TRIPLET *local_iov,
+					    DAT_DTO_COOKIE user_cookie,
+					    DAT_COMPLETION_FLAGS completion_flags,
+					    DAT_BOOLEAN invalidate_flag,
+					    DAT_RMR_CONTEXT rmr_context)
+{
+	struct kdapl_dto_req req = {
+		.opcode = invalidate_flag ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
+		.op = DAT_DTO_SEND,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS |
+			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.inv_rkey = invalidate_flag ? rmr_context : 0,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_flags = DAT_INVALID_ARG5,
+	};
+
+	if (invalidate_flag != DAT_TRUE && invalidate_flag != DAT_FALSE) {
+		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_SEND,
+				     user_cookie.as_64, 0, num_segments,
+				     dat_error(DAT_INVALID_PARAMETER,
+					       DAT_INVALID_ARG6));
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	}
+	return kdapl_dto_post_request(ep_handle, &req);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_send_with_invalidate);
+
+/**
+ * dat_ep_post_rdma_write() - write local data into a peer's buffer
+ * @ep_handle: the EP, connected
+ * @num_segments: segments in @local_iov, 0 to the EP's max_rdma_write_iov
+ * @local_iov: the data, in LMRs of the EP's PZ
+ * @user_cookie: returned in the completion
+ * @remote_iov: the peer's buffer (rmr_context of an LMR with remote
+ *	write privilege, or of an RMR bound with it); at least as long as
+ *	the local data
+ * @completion_flags: as for dat_ep_post_send() but
+ *	DAT_COMPLETION_SOLICITED_WAIT_FLAG
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
+ * DAT_INVALID_PARAMETER (ARG2) for a bad @num_segments, (ARG3) for a
+ * NULL @local_iov with segments, (ARG5) for a NULL @remote_iov, (ARG6)
+ * for bad completion flags;
+ * DAT_INVALID_STATE as dat_ep_post_send();
+ * DAT_PROTECTION_VIOLATION (PROTECTION_READ) for a local segment not
+ * inside a registered LMR of the EP's PZ;
+ * DAT_LENGTH_ERROR for a remote length above max_rdma_size or below the
+ * local data;
+ * DAT_INSUFFICIENT_RESOURCES (TEP) as dat_ep_post_send().
+ */
+DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT num_segments,
+				  DAT_LMR_TRIPLET *local_iov,
+				  DAT_DTO_COOKIE user_cookie,
+				  const DAT_RMR_TRIPLET *remote_iov,
+				  DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_RDMA_WRITE,
+		.op = DAT_DTO_RDMA_WRITE,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.remote = remote_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG6,
+	};
+
+	return kdapl_dto_post_request(ep_handle, &req);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_write);
+
+/**
+ * dat_ep_post_rdma_read() - read a peer's buffer into local memory
+ * @ep_handle: the EP, connected
+ * @num_segments: segments in @local_iov, 0 to the EP's max_rdma_read_iov
+ * @local_iov: the sink, in LMRs of the EP's PZ with local write
+ *	privilege (and, on iWARP, remote write privilege: the response is
+ *	written like an RDMA Write); at least as long as @remote_iov
+ * @user_cookie: returned in the completion
+ * @remote_iov: the peer's buffer (rmr_context with remote read)
+ * @completion_flags: as for dat_ep_post_rdma_write()
+ *
+ * Exactly @remote_iov->segment_length bytes are read, filling the local
+ * segments in order.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: as dat_ep_post_rdma_write(), with DAT_PROTECTION_WRITE as the
+ * protection subtype, and DAT_PRIVILEGES_VIOLATION (PRIVILEGES_WRITE)
+ * for a sink LMR without local write, (PRIVILEGES_RDMA_READ) for one
+ * without remote write on iWARP; DAT_LENGTH_ERROR for a remote length
+ * above max_rdma_size or above the local segments.
+ */
+DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
+				 DAT_COUNT num_segments,
+				 DAT_LMR_TRIPLET *local_iov,
+				 DAT_DTO_COOKIE user_cookie,
+				 const DAT_RMR_TRIPLET *remote_iov,
+				 DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_RDMA_READ,
+		.op = DAT_DTO_RDMA_READ,
+		.use = KDAPL_DTO_READ_SINK,
+		.n = num_segments,
+		.iov = local_iov,
+		.remote = remote_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG6,
+	};
+
+	return kdapl_dto_post_request(ep_handle, &req);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read);
+
+/**
+ * dat_ep_post_rdma_read_to_rmr() - read a peer's buffer into a local RMR
+ * @ep_handle: the EP, connected
+ * @local_iov: the sink: an RMR triplet of a local RMR bound with local
+ *	write privilege (on iWARP with remote write too).  RMRs are
+ *	fast-registration MRs, so the rmr_context is also their local key;
+ *	it is not checked at post time: a bad one completes with
+ *	DAT_DTO_ERR_LOCAL_PROTECTION
+ * @user_cookie: returned in the completion
+ * @remote_iov: the peer's buffer; not longer than @local_iov
+ * @completion_flags: as for dat_ep_post_rdma_write()
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
+ * DAT_INVALID_PARAMETER (ARG2) for a NULL @local_iov, (ARG4) for a NULL
+ * @remote_iov, (ARG5) for bad completion flags;
+ * DAT_INVALID_STATE as dat_ep_post_send();
+ * DAT_LENGTH_ERROR for a remote length above max_rdma_size or
+ * above the local one;
+ * DAT_INSUFFICIENT_RESOURCES (TEP) as dat_ep_post_send().
+ */
+DAT_RETURN dat_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep_handle,
+					const DAT_RMR_TRIPLET *local_iov,
+					DAT_DTO_COOKIE user_cookie,
+					const DAT_RMR_TRIPLET *remote_iov,
+					DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_RDMA_READ,
+		.op = DAT_DTO_RDMA_READ,
+		.use = KDAPL_DTO_READ_SINK,
+		.n = local_iov ? 1 : 0,
+		.rmr_iov = local_iov,
+		.remote = remote_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG2,
+		.arg_remote = DAT_INVALID_ARG4,
+		.arg_flags = DAT_INVALID_ARG5,
+	};
+
+	if (!local_iov) {
+		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle,
+				     DAT_DTO_RDMA_READ, user_cookie.as_64, 0,
+				     0, dat_error(DAT_INVALID_PARAMETER,
+						  DAT_INVALID_ARG2));
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	return kdapl_dto_post_request(ep_handle, &req);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read_to_rmr);
+
+/**
+ * kdapl_dto_post_bind() - post the work requests of an RMR bind
+ * @ep: the EP the bind is posted on
+ * @rmr: the RMR; its MR is already mapped and keyed for a bind
+ * @inv_key: key to invalidate first (the RMR's current binding), or 0
+ * @reg: post the registration of the new binding (false: unbind only)
+ * @access: IB_ACCESS_* flags of the new binding
+ * @cookie: returned in the DAT_RMR_BIND_COMPLETION_EVENT
+ * @flags: completion flags (checked by the caller)
+ *
+ * The invalidation, if any, is unsignalled and reports nothing of its
+ * own; the last work request completes the bind.  Allocation-free.
+ *
+ * Context: any context; takes ep->lock.  dat_rmr_bind() calls it with
+ * the IA lock held.
+ * Return: DAT_SUCCESS; DAT_INVALID_STATE (state subtype) when the EP is
+ * not connected; DAT_INVALID_PARAMETER (ARG8) for unsignalled flags the
+ * EP does not allow; DAT_INSUFFICIENT_RESOURCES (TEP) when the send
+ * queue is full or the device refuses the post.
+ */
+DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
+			       u32 inv_key, bool reg, int access,
+			       DAT_RMR_COOKIE cookie,
+			       DAT_COMPLETION_FLAGS flags)
+{
+	struct kdapl_dto_slot *s, *inv_slot = NULL;
+	struct kdapl_dto_ring *q;
+	struct ib_send_wr inv = {}, *first;
+	struct ib_reg_wr wr = {};
+	unsigned long irqflags;
+	unsigned int need = (inv_key ? 1 : 0) + (reg ? 1 : 0);
+	u8 slot_flags = KDAPL_DTO_BIND;
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct ib_qp *qp;
+	int send_flags;
+
+	spin_lock_irqsave(&ep->lock, irqflags);
+	qp = kdapl_dto_connected_qp(ep, &ret);
+	if (!qp)
+		goto unlock;
+	q = &ep->dto->req;
+	if ((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+	    !(ep->attr.request_completion_flags &
+	      DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		goto unlock;
+	}
+	/* The acquire pairs with the release of kdapl_dto_req_done(). */
+	if (!need || q->head + need - smp_load_acquire(&q->tail) > q->limit) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+	if (inv_key) {
+		inv_slot = &q->slots[q->head & q->mask];
+		inv_slot->op = KDAPL_DTO_OP_UNBIND;
+		inv_slot->flags = KDAPL_DTO_INTERNAL;
+		inv_slot->length = 0;
+		inv_slot->cookie = cookie;
+		inv.opcode = IB_WR_LOCAL_INV;
+		inv.wr_cqe = &inv_slot->cqe;
+		inv.ex.invalidate_rkey = inv_key;
+		q->head++;
+	}
+	s = &q->slots[q->head & q->mask];
+	s->op = DAT_DTO_BIND_MW;
+	s->cookie = cookie;
+	s->rmr = kdapl_object_handle(&rmr->obj);
+	s->length = 0;
+	send_flags = kdapl_dto_send_flags(q, flags, &slot_flags);
+	s->flags = slot_flags;
+	if (reg) {
+		wr.wr.opcode = IB_WR_REG_MR;
+		wr.wr.wr_cqe = &s->cqe;
+		wr.wr.send_flags = send_flags;
+		wr.mr = rmr->mr;
+		wr.key = rmr->mr->rkey;
+		wr.access = access;
+		inv.next = &wr.wr;
+	} else {
+		/* The invalidation is the whole unbind: it reports. */
+		q->head--;
+		s = inv_slot;
+		s->op = DAT_DTO_BIND_MW;
+		s->rmr = kdapl_object_handle(&rmr->obj);
+		s->flags = slot_flags;
+		inv.send_flags = send_flags;
+	}
+	first = inv_key ? &inv : &wr.wr;
+	atomic_inc(&ep->request_outstanding);
+	if (ib_post_send(qp, first, NULL)) {
+		atomic_dec(&ep->request_outstanding);
+		if (inv_key && reg)
+			q->head--;
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+	q->head++;
+unlock:
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	trace_kdapl_dto_post((u64)(uintptr_t)kdapl_object_handle(&ep->obj),
+			     reg ? DAT_DTO_BIND_MW : KDAPL_DTO_OP_UNBIND,
+			     cookie.as_64, 0, 0, ret);
+	return ret;
+}
