@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the connections of Endpoints: the argument, handle and
+ * state checks of dat_ep_connect(), dat_ep_dup_connect() and
+ * dat_ep_disconnect() in every EP state, and real connections on each
+ * adapter in loopback (the IA connects to its own address): no listener,
+ * connect timeout and abort, accept with private data both ways, reject,
+ * dup_connect, graceful and abrupt disconnect, and freeing connected EPs.
+ *
+ * The expectations follow the DAT manual pages (dat_ep_connect(3),
+ * dat_ep_dup_connect(3), dat_ep_disconnect(3)).
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/string.h>
+
+#include "kdapl_test_util.h"
+
+/* Qualifiers no other suite listens on. */
+#define KDAPL_CM_TEST_NOLISTEN	47120
+#define KDAPL_CM_TEST_QUAL	47130
+
+/* How long a loopback connection event may take. */
+#define KDAPL_CM_TEST_WAIT_MS	10000
+
+static const DAT_EP_STATE kdapl_cm_test_states[] = {
+	DAT_EP_STATE_UNCONNECTED,
+	DAT_EP_STATE_RESERVED,
+	DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+	DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
+	DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING,
+	DAT_EP_STATE_CONNECTED,
+	DAT_EP_STATE_DISCONNECT_PENDING,
+	DAT_EP_STATE_DISCONNECTED,
+	DAT_EP_STATE_COMPLETION_PENDING,
+};
+
+static const DAT_RETURN_SUBTYPE kdapl_cm_test_subtypes[] = {
+	DAT_INVALID_STATE_EP_UNCONNECTED,
+	DAT_INVALID_STATE_EP_RESERVED,
+	DAT_INVALID_STATE_EP_PASSCONNPENDING,
+	DAT_INVALID_STATE_EP_ACTCONNPENDING,
+	DAT_INVALID_STATE_EP_TENTCONNPENDING,
+	DAT_INVALID_STATE_EP_CONNECTED,
+	DAT_INVALID_STATE_EP_DISCPENDING,
+	DAT_INVALID_STATE_EP_DISCONNECTED,
+	DAT_INVALID_STATE_EP_COMPLPENDING,
+};
+
+struct kdapl_cm_env {
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE conn;	/* connection events of the client */
+	DAT_EVD_HANDLE sconn;	/* connection events of the server */
+	DAT_EVD_HANDLE cr;	/* connection requests */
+	DAT_EVD_HANDLE dto;
+	struct sockaddr_in addr;	/* the IA's address */
+	DAT_COUNT pd_max;
+	bool iwarp;
+};
+
+static struct kdapl_cm_env *kdapl_cm_env(struct kunit *test, const char *name)
+{
+	DAT_PROVIDER_ATTR pattr;
+	struct kdapl_cm_env *env;
+	DAT_EVD_HANDLE async;
+	DAT_IA_ATTR attr;
+
+	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->ia = kdapl_test_open_ia(test, name);
+	env->pz = kdapl_test_pz(test, env->ia);
+	env->conn = kdapl_test_evd(test, env->ia, 8, DAT_EVD_CONNECTION_FLAG);
+	env->sconn = kdapl_test_evd(test, env->ia, 8,
+				    DAT_EVD_CONNECTION_FLAG);
+	env->cr = kdapl_test_evd(test, env->ia, 8, DAT_EVD_CR_FLAG);
+	env->dto = kdapl_test_evd(test, env->ia, 64, DAT_EVD_DTO_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_ia_query(env->ia, &async,
+					   DAT_IA_FIELD_ALL, &attr,
+					   DAT_PROVIDER_FIELD_ALL, &pattr),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, attr.ia_address_ptr->sa_family, AF_INET);
+	memcpy(&env->addr, attr.ia_address_ptr, sizeof(env->addr));
+	env->pd_max = pattr.max_private_data_size;
+	env->iwarp = !strcmp(name, KDAPL_TEST_IWARP);
+	return env;
+}
+
+static DAT_EP_HANDLE kdapl_cm_ep(struct kunit *test, struct kdapl_cm_env *env,
+				 DAT_EVD_HANDLE conn)
+{
+	DAT_EP_HANDLE ep;
+
+	KUNIT_ASSERT_EQ(test, dat_ep_create(env->ia, env->pz, env->dto,
+					    env->dto, conn, NULL, &ep),
+			DAT_SUCCESS);
+	return ep;
+}
+
+static DAT_EP_STATE kdapl_cm_state(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	DAT_EP_STATE state = -1;
+
+	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &state, NULL, NULL),
+			DAT_SUCCESS);
+	return state;
+}
+
+static void kdapl_cm_set_state(struct kunit *test, DAT_EP_HANDLE ep,
+			       DAT_EP_STATE state)
+{
+	struct kdapl_ep *e;
+
+	KUNIT_ASSERT_EQ(test, kdapl_get(ep, EP, DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	kdapl_ep_set_state(e, state);
+	kdapl_object_put(&e->obj);
+}
+
+/* Wait for the next event of @evd; false after @ms without one. */
+static bool kdapl_cm_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event,
+			  unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	do {
+		if (dat_evd_dequeue(evd, event) == DAT_SUCCESS)
+			return true;
+		usleep_range(5000, 10000);
+	} while (time_before(jiffies, end));
+	return dat_evd_dequeue(evd, event) == DAT_SUCCESS;
+}
+
+/* The next event of @evd must be connection event @number of @ep. */
+static void kdapl_cm_expect(struct kunit *test, DAT_EVD_HANDLE evd,
+			    DAT_EP_HANDLE ep, DAT_EVENT_NUMBER number,
+			    DAT_EVENT *event)
+{
+	DAT_EVENT ev;
+
+	if (!event)
+		event = &ev;
+	memset(event, 0, sizeof(*event));
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_cm_wait(evd, event,
+						  KDAPL_CM_TEST_WAIT_MS),
+			      "no event 0x%x", number);
+	KUNIT_EXPECT_EQ(test, event->event_number, number);
+	KUNIT_EXPECT_PTR_EQ(test, event->evd_handle, evd);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    event->event_data.connect_event_data.ep_handle,
+			    ep);
+}
+
+/* Wait until @ep has no DTO outstanding (the flushes came). */
+static void kdapl_cm_idle(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KDAPL_CM_TEST_WAIT_MS);
+	DAT_BOOLEAN recv_idle, req_idle;
+
+	do {
+		KUNIT_ASSERT_EQ(test, dat_ep_get_status(ep, NULL, &recv_idle,
+							&req_idle),
+				DAT_SUCCESS);
+		if (recv_idle && req_idle)
+			return;
+		usleep_range(5000, 10000);
+	} while (time_before(jiffies, end));
+	KUNIT_FAIL(test, "DTOs still outstanding");
+}
+
+static void kdapl_cm_reset(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	kdapl_cm_idle(test, ep);
+	KUNIT_EXPECT_EQ(test, dat_ep_reset(ep), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			DAT_EP_STATE_UNCONNECTED);
+}
+
+static struct sockaddr *kdapl_cm_sa(struct sockaddr_in *sin)
+{
+	return (struct sockaddr *)sin;
+}
+
+/* ---------------------------------------------------------------------
+ * Arguments and handles
+ */
+
+static void kdapl_cm_args_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr, bad = env->addr;
+	struct kdapl_cm_unix { sa_family_t family; char path[14]; } un = {
+		.family = AF_UNIX,
+	};
+	static const u8 pd[256];
+	DAT_EP_HANDLE ep, nopz, dup;
+	DAT_IA_HANDLE ia = env->ia;
+	const DAT_TIMEOUT to = DAT_TIMEOUT_INFINITE;
+	const DAT_CONN_QUAL q = KDAPL_CM_TEST_NOLISTEN;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	dup = kdapl_cm_ep(test, env, env->conn);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(ia, DAT_HANDLE_NULL,
+					    DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+					    DAT_HANDLE_NULL, NULL, &nopz),
+			DAT_SUCCESS);
+
+	/* The transport's limit, as the provider attributes say. */
+	KUNIT_EXPECT_EQ(test, env->pd_max, env->iwarp ? 252 : 56);
+
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(env->pz, kdapl_cm_sa(&sin), q, to,
+					     0, NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(DAT_HANDLE_NULL,
+					     kdapl_cm_sa(&sin), q, to, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, NULL, q, to, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, (struct sockaddr *)&un, q, to,
+					     0, NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_UNSUPPORTED));
+	bad.sin_addr.s_addr = htonl(INADDR_ANY);
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&bad), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_MALFORMED));
+	bad.sin_addr.s_addr = htonl(0xe0000001);	/* 224.0.0.1 */
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&bad), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_MALFORMED));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), 0, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), 65536, to,
+					     0, NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, 0, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, -1,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to,
+					     env->pd_max + 1, (DAT_PVOID)pd,
+					     DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 4,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, (DAT_QOS)0x100, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, DAT_QOS_HIGH_THROUGHPUT, 0),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT,
+					     (DAT_CONNECT_FLAGS)0x4),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT,
+					     DAT_CONNECT_MULTIPATH_REQUIRED_FLAG),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0));
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(nopz, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_UNCONFIGURED));
+	/* None of them moved the EP. */
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			DAT_EP_STATE_UNCONNECTED);
+
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(env->pz, dup, to, 0, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, env->pz, to, 0, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, 0, 0, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, -1, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, env->pd_max + 1,
+						 (DAT_PVOID)pd,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, 4, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, 0, NULL,
+						 (DAT_QOS)0x100),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, 0, NULL,
+						 DAT_QOS_PREMIUM),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0));
+	/* The duplicated EP must be connected. */
+	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(ep, dup, to, 0, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_UNCONNECTED));
+
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(env->pz,
+						DAT_CLOSE_ABRUPT_FLAG),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(ep, (DAT_CLOSE_FLAGS)2),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+
+	KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+	/* A freed EP is a bad handle. */
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, to, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+}
+
+/* ---------------------------------------------------------------------
+ * Every state, without connections (kdapl_ep_set_state())
+ */
+
+static void kdapl_cm_state_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	const DAT_CLOSE_FLAGS ab = DAT_CLOSE_ABRUPT_FLAG;
+	const DAT_CLOSE_FLAGS gr = DAT_CLOSE_GRACEFUL_FLAG;
+	const DAT_TIMEOUT to = DAT_TIMEOUT_INFINITE;
+	DAT_EP_HANDLE ep, dup, fresh;
+	unsigned int i;
+	DAT_EVENT ev;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	dup = kdapl_cm_ep(test, env, env->conn);
+	fresh = kdapl_cm_ep(test, env, env->conn);
+
+	for (i = 0; i < ARRAY_SIZE(kdapl_cm_test_states); i++) {
+		DAT_EP_STATE s = kdapl_cm_test_states[i];
+		DAT_RETURN state_err = KDAPL_ERR(DAT_INVALID_STATE,
+						 kdapl_cm_test_subtypes[i]);
+
+		kunit_info(test, "state %d", s);
+		/* dat_ep_connect(): only UNCONNECTED (tested elsewhere). */
+		if (s != DAT_EP_STATE_UNCONNECTED) {
+			kdapl_cm_set_state(test, ep, s);
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_connect(ep, kdapl_cm_sa(&sin),
+						       KDAPL_CM_TEST_NOLISTEN,
+						       to, 0, NULL,
+						       DAT_QOS_BEST_EFFORT, 0),
+					state_err);
+			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_dup_connect(ep, fresh, to, 0,
+							   NULL,
+							   DAT_QOS_BEST_EFFORT),
+					state_err);
+		}
+
+		/* dat_ep_dup_connect(): the duplicated EP in state @s. */
+		kdapl_cm_set_state(test, dup, s);
+		if (s == DAT_EP_STATE_CONNECTED)
+			/* Forced: it has no peer address to go to. */
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_dup_connect(fresh, dup, to, 0,
+							   NULL,
+							   DAT_QOS_BEST_EFFORT),
+					KDAPL_ERR(DAT_INVALID_ADDRESS,
+						  DAT_INVALID_ADDRESS_UNSUPPORTED));
+		else
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_dup_connect(fresh, dup, to, 0,
+							   NULL,
+							   DAT_QOS_BEST_EFFORT),
+					state_err);
+		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, fresh),
+				DAT_EP_STATE_UNCONNECTED);
+
+		/* dat_ep_disconnect(), both flags. */
+		kdapl_cm_set_state(test, ep, s);
+		switch (s) {
+		case DAT_EP_STATE_UNCONNECTED:
+		case DAT_EP_STATE_RESERVED:
+		case DAT_EP_STATE_PASSIVE_CONNECTION_PENDING:
+		case DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING:
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, ab),
+					state_err);
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, gr),
+					state_err);
+			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			break;
+		case DAT_EP_STATE_DISCONNECT_PENDING:
+			/* Graceful again does nothing, abrupt finishes. */
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, gr),
+					DAT_SUCCESS);
+			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, ab),
+					DAT_SUCCESS);
+			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+					DAT_EP_STATE_DISCONNECTED);
+			break;
+		default:
+			/* Connected, pending or disconnected: success. */
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, ab),
+					DAT_SUCCESS);
+			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+					DAT_EP_STATE_DISCONNECTED);
+			kdapl_cm_set_state(test, ep, s);
+			KUNIT_EXPECT_EQ(test,
+					dat_ep_disconnect(ep, gr),
+					DAT_SUCCESS);
+			if (s == DAT_EP_STATE_DISCONNECTED)
+				KUNIT_EXPECT_EQ(test,
+						kdapl_cm_state(test, ep), s);
+			break;
+		}
+	}
+	/* No connection existed: no connection event either. */
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->conn, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+	kdapl_cm_set_state(test, ep, DAT_EP_STATE_UNCONNECTED);
+	kdapl_cm_set_state(test, dup, DAT_EP_STATE_UNCONNECTED);
+}
+
+/* ---------------------------------------------------------------------
+ * Real connections, loopback on the adapter's own address
+ */
+
+/* Nobody listens: the peer's transport refuses. */
+static void kdapl_cm_no_listener_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	DAT_EP_PARAM param;
+	DAT_EP_HANDLE ep;
+	int round;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	for (round = 0; round < 2; round++) {
+		KUNIT_ASSERT_EQ(test,
+				dat_ep_connect(ep, kdapl_cm_sa(&sin),
+					       KDAPL_CM_TEST_NOLISTEN,
+					       DAT_TIMEOUT_INFINITE, 3, "abc",
+					       DAT_QOS_BEST_EFFORT,
+					       DAT_CONNECT_MULTIPATH_FLAG),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, dat_ep_query(ep,
+						   DAT_EP_FIELD_REMOTE_PORT_QUAL,
+						   &param), DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, param.remote_port_qual,
+				KDAPL_CM_TEST_NOLISTEN);
+		kdapl_cm_expect(test, env->conn, ep,
+				DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
+		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+				DAT_EP_STATE_DISCONNECTED);
+		/* Disconnecting a disconnected EP does nothing. */
+		KUNIT_EXPECT_EQ(test,
+				dat_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG),
+				DAT_SUCCESS);
+		/* Not before a reset. */
+		KUNIT_EXPECT_EQ(test,
+				dat_ep_connect(ep, kdapl_cm_sa(&sin),
+					       KDAPL_CM_TEST_NOLISTEN,
+					       DAT_TIMEOUT_INFINITE, 0, NULL,
+					       DAT_QOS_BEST_EFFORT, 0),
+				KDAPL_ERR(DAT_INVALID_STATE,
+					  DAT_INVALID_STATE_EP_DISCONNECTED));
+		kdapl_cm_reset(test, ep);
+	}
+	KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+}
+
+/* The address of a host that does not answer, on the adapter's subnet. */
+static struct sockaddr_in kdapl_cm_nohost(const struct kdapl_cm_env *env)
+{
+	struct sockaddr_in sin = env->addr;
+
+	sin.sin_addr.s_addr = htonl((ntohl(sin.sin_addr.s_addr) & ~0xffU) |
+				    99);
+	return sin;
+}
+
+/* The DAT timeout ends the attempt with TIMED_OUT. */
+static void kdapl_cm_timeout_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = kdapl_cm_nohost(env);
+	unsigned long start;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	start = jiffies;
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_NOLISTEN,
+					     500 * USEC_PER_MSEC, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+	kdapl_cm_expect(test, env->conn, ep, DAT_CONNECTION_EVENT_TIMED_OUT,
+			NULL);
+	/* Not before the timeout, and not much after it. */
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start), 450U);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 1900U);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			DAT_EP_STATE_DISCONNECTED);
+	/* Nothing else follows (address resolution ends silently). */
+	msleep(2200);
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->conn, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+	kdapl_cm_reset(test, ep);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+}
+
+static const DAT_CLOSE_FLAGS kdapl_cm_test_flags[] = {
+	DAT_CLOSE_ABRUPT_FLAG, DAT_CLOSE_GRACEFUL_FLAG,
+};
+
+/* dat_ep_disconnect() aborts a pending attempt, either flag. */
+static void kdapl_cm_abort_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = kdapl_cm_nohost(env);
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	int i;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	for (i = 0; i < ARRAY_SIZE(kdapl_cm_test_flags); i++) {
+		KUNIT_ASSERT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin),
+						     KDAPL_CM_TEST_NOLISTEN,
+						     DAT_TIMEOUT_INFINITE, 0,
+						     NULL,
+						     DAT_QOS_BEST_EFFORT, 0),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test,
+				dat_ep_disconnect(ep, kdapl_cm_test_flags[i]),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+				DAT_EP_STATE_DISCONNECTED);
+		/* The event is there when dat_ep_disconnect() returns. */
+		KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->conn, &ev),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, ev.event_number,
+				DAT_CONNECTION_EVENT_DISCONNECTED);
+		KUNIT_EXPECT_PTR_EQ(test,
+				    ev.event_data.connect_event_data.ep_handle,
+				    ep);
+		kdapl_cm_reset(test, ep);
+	}
+	/* Freeing a connecting EP is fine too. */
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_NOLISTEN,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+}
+
+/* Wait for a request on @env->cr; returns its CR handle. */
+static DAT_CR_HANDLE kdapl_cm_request(struct kunit *test,
+				      struct kdapl_cm_env *env,
+				      DAT_PSP_HANDLE psp)
+{
+	DAT_EVENT ev = {};
+
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_cm_wait(env->cr, &ev,
+						  KDAPL_CM_TEST_WAIT_MS),
+			      "no connection request");
+	KUNIT_ASSERT_EQ(test, ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.cr_arrival_event_data.sp_handle.psp_handle,
+			    psp);
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/*
+ * Accept with private data both ways, dup_connect, graceful disconnect
+ * from the active side, abrupt from the passive side.
+ */
+static void kdapl_cm_accept_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	DAT_EP_HANDLE cli, srv, cli2, srv2;
+	DAT_CONNECTION_EVENT_DATA *cd;
+	DAT_CR_PARAM crp = {};
+	DAT_EP_PARAM param;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	cli2 = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	srv2 = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL,
+					     env->cr, DAT_PSP_CONSUMER_FLAG,
+					     &psp), DAT_SUCCESS);
+
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL,
+					     DAT_TIMEOUT_INFINITE, 5, "hello",
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_GE(test, crp.private_data_size, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, "hello", 5), 0);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
+
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 5, "world"),
+			DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
+			&ev);
+	cd = &ev.event_data.connect_event_data;
+	KUNIT_ASSERT_GE(test, cd->private_data_size, 5);
+	KUNIT_ASSERT_NOT_NULL(test, cd->private_data);
+	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "world", 5), 0);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+			DAT_EP_STATE_CONNECTED);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv),
+			DAT_EP_STATE_CONNECTED);
+	KUNIT_EXPECT_EQ(test, dat_ep_query(cli, DAT_EP_FIELD_ALL, &param),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, param.remote_port_qual, KDAPL_CM_TEST_QUAL);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)
+			       param.remote_ia_address_ptr)->sin_addr.s_addr,
+			sin.sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)
+			       param.local_ia_address_ptr)->sin_addr.s_addr,
+			sin.sin_addr.s_addr);
+	/* A connected EP connects no more. */
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_CONNECTED));
+
+	/* A second connection to the same place. */
+	KUNIT_ASSERT_EQ(test, dat_ep_dup_connect(cli2, cli, 5 * USEC_PER_SEC,
+						 0, NULL,
+						 DAT_QOS_BEST_EFFORT),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv2, 0, NULL), DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli2,
+			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_cm_expect(test, env->sconn, srv2,
+			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+
+	/* Graceful from the active side: both hear DISCONNECTED. */
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
+			DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+			DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv),
+			DAT_EP_STATE_DISCONNECTED);
+
+	/* Abrupt from the passive side: its event is out at once. */
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(srv2, DAT_CLOSE_ABRUPT_FLAG),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv2),
+			DAT_EP_STATE_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->sconn, &ev), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ev.event_number,
+			DAT_CONNECTION_EVENT_DISCONNECTED);
+	kdapl_cm_expect(test, env->conn, cli2,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+
+	/* All four come back for another round. */
+	kdapl_cm_reset(test, cli);
+	kdapl_cm_reset(test, srv);
+	kdapl_cm_reset(test, cli2);
+	kdapl_cm_reset(test, srv2);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
+			NULL);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+
+	/* Freeing a connected EP disconnects its peer. */
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli2), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv2), DAT_SUCCESS);
+}
+
+/* The peer's consumer rejects: PEER_REJECTED with its private data. */
+static void kdapl_cm_reject_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	DAT_CONNECTION_EVENT_DATA *cd;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE cli;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL + 1,
+					     env->cr, DAT_PSP_CONSUMER_FLAG,
+					     &psp), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL + 1,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_reject(cr, 4, "nope"), DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli,
+			DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
+	cd = &ev.event_data.connect_event_data;
+	KUNIT_EXPECT_GE(test, cd->private_data_size, 4);
+	if (cd->private_data_size >= 4 && cd->private_data)
+		KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "nope", 4), 0);
+	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+			DAT_EP_STATE_DISCONNECTED);
+	kdapl_cm_reset(test, cli);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+}
+
+/* An abrupt IA close with connected EPs tears everything down. */
+static void kdapl_cm_close_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	DAT_EP_HANDLE cli, srv;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL + 2,
+					     env->cr, DAT_PSP_CONSUMER_FLAG,
+					     &psp), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL + 2,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
+			NULL);
+	KUNIT_EXPECT_EQ(test, dat_ia_close(env->ia, DAT_CLOSE_ABRUPT_FLAG),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+}
+
+static struct kunit_case kdapl_cm_cases[] = {
+	KUNIT_CASE_PARAM(kdapl_cm_args_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_state_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_no_listener_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_timeout_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_abort_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_close_test, kdapl_test_adapter_gen),
+	{}
+};
+
+static struct kunit_suite kdapl_cm_suite = {
+	.name = "kdapl_cm",
+	.test_cases = kdapl_cm_cases,
+};
+
+kunit_test_suite(kdapl_cm_suite);
