@@ -140,7 +140,7 @@ if [ -n "$debug_dir" ]; then
 fi
 
 # --- Integration tests in both VMs --------------------------------------
-vm_tests="smoke ias ias_race ia_removal"
+vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal"
 echo "== distro VM"
 tests/run-vm.sh --results "$results" distro $vm_tests ||
 	echo "distro VM tests failed"

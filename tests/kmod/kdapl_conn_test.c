@@ -1,0 +1,1722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdapl_conn_test: kDAT connections and data transfer, end to end.
+ *
+ * A kernel consumer with its client and its server in the same module,
+ * connected over loopback through the IA's own address.  Loading it runs
+ * the scenarios named by "test" (comma separated, or "all") in its init
+ * and prints one line per check:
+ *
+ *	kdapl_conn_test: PASS <check>
+ *	kdapl_conn_test: FAIL <check>: <why>
+ *
+ * The VM cases (tests/vm/cases/conn_*.sh) grep these lines.  Scenarios:
+ *
+ * pingpong  connect with private data both ways, round trips of
+ *	     send/receive with data checks, graceful disconnect
+ * rdma      RDMA write and read of 1 MiB in several segment layouts,
+ *	     checked by CRC32
+ * cycles    many connect/disconnect cycles, by reset and by new EPs
+ * reject    a rejected request and a request to a port nobody listens on
+ * rsp       a Reserved Service Point: RESERVED, TENTATIVE, accept
+ * timeout   connect to an address with no host
+ * flush     abrupt disconnect with DTOs outstanding: each completes once
+ * removal   (load, delete the device, unload) traffic from a kthread
+ *	     while the device goes away; checked when the module unloads
+ *
+ * Every wait polls an EVD with dat_evd_dequeue() and a bounded sleep and
+ * reports what it was waiting for when it times out.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/bitops.h>
+#include <linux/crc32.h>
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <rdma/kdat.h>
+
+static char *ia_name = "rxe0-1";
+module_param_named(ia, ia_name, charp, 0444);
+MODULE_PARM_DESC(ia, "Interface Adapter to open");
+
+static char *addr = "10.0.2.15";
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "IPv4 address of the IA (client connects to it)");
+
+static char *unreach;
+module_param(unreach, charp, 0444);
+MODULE_PARM_DESC(unreach, "address with no host (default: addr with .99)");
+
+static char *test = "all";
+module_param(test, charp, 0444);
+MODULE_PARM_DESC(test, "scenarios to run, comma separated, or all");
+
+static unsigned int port = 18515;
+module_param(port, uint, 0444);
+MODULE_PARM_DESC(port, "first connection qualifier used");
+
+static unsigned int cycles = 1000;
+module_param(cycles, uint, 0444);
+MODULE_PARM_DESC(cycles, "connect/disconnect cycles of the cycles test");
+
+static unsigned int rounds = 100;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "round trips of the pingpong test");
+
+static unsigned int progress;
+module_param(progress, uint, 0444);
+MODULE_PARM_DESC(progress, "round trips done by the removal traffic (read)");
+
+#define KCT "kdapl_conn_test: "
+
+/* Waits: connection events and DTOs, generous for software emulation. */
+#define KCT_WAIT_MS		15000
+#define KCT_QUIET_MS		200
+#define KCT_CONNECT_TIMEOUT_US	(20 * USEC_PER_SEC)
+
+#define KCT_SLOT		4096
+#define KCT_RECV_SLOTS		32
+#define KCT_SEND_SLOTS		32
+#define KCT_MSG_LEN		((KCT_RECV_SLOTS + KCT_SEND_SLOTS) * KCT_SLOT)
+#define KCT_BIG_LEN		SZ_1M
+#define KCT_DTOS		64
+#define KCT_EVD_QLEN		256
+
+/* Cookie kinds, in the top byte of as_64. */
+#define KCT_CK_RECV		1ULL
+#define KCT_CK_SEND		2ULL
+#define KCT_CK_WRITE		3ULL
+#define KCT_CK_READ		4ULL
+#define KCT_COOKIE(kind, n)	(((kind) << 56) | (n))
+#define KCT_CK_KIND(c)		((c) >> 56)
+#define KCT_CK_NUM(c)		((c) & 0xffffffffULL)
+
+struct kct_buf {
+	void *va;
+	size_t len;
+	bool vmem;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+};
+
+struct kct_side {
+	const char *who;
+	DAT_EP_HANDLE ep;
+	DAT_EVD_HANDLE conn_evd;
+	DAT_EVD_HANDLE recv_evd;
+	DAT_EVD_HANDLE req_evd;
+	struct kct_buf msg;
+	struct kct_buf big;
+	/* receive slots posted and not completed */
+	DECLARE_BITMAP(recv_posted, KCT_RECV_SLOTS);
+};
+
+struct kct {
+	const char *name;
+	bool failed;
+	bool iwarp;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async_evd;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_CONN_QUAL qual;
+	DAT_IA_ATTR ia_attr;
+	DAT_EP_ATTR ep_attr;
+	struct sockaddr_in sin;
+	struct kct_side cli;
+	struct kct_side srv;
+	/* removal traffic */
+	struct task_struct *thread;
+	unsigned int sends_out;
+	int thread_err;
+};
+
+static struct kct *removal_t;
+
+static __printf(2, 3) void kct_fail(struct kct *t, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err(KCT "FAIL %s: %pV\n", t->name, &vaf);
+	va_end(args);
+	t->failed = true;
+}
+
+static void kct_pass(struct kct *t, const char *step)
+{
+	if (step)
+		pr_info(KCT "PASS %s/%s\n", t->name, step);
+	else
+		pr_info(KCT "PASS %s\n", t->name);
+}
+
+/* A DAT call that must return exactly @want. */
+#define KCT_RET(call, want) ({						\
+	DAT_RETURN __r = (call);					\
+	DAT_RETURN __w = (want);					\
+	bool __ok = __r == __w;						\
+	if (!__ok)							\
+		kct_fail(t, "line %d: %s = 0x%08x, expected 0x%08x",	\
+			 __LINE__, #call, __r, __w);			\
+	__ok;								\
+})
+
+#define KCT_OK(call)	KCT_RET(call, DAT_SUCCESS)
+
+/* A condition that must hold. */
+#define KCT_CHECK(cond, fmt, ...) ({					\
+	bool __c = !!(cond);						\
+	if (!__c)							\
+		kct_fail(t, "line %d: " fmt, __LINE__, ##__VA_ARGS__);	\
+	__c;								\
+})
+
+static const char *kct_state_name(DAT_EP_STATE s)
+{
+	static const char * const names[] = {
+		"UNCONNECTED", "UNCONFIGURED_UNCONNECTED", "RESERVED",
+		"UNCONFIGURED_RESERVED", "PASSIVE_CONNECTION_PENDING",
+		"UNCONFIGURED_PASSIVE", "ACTIVE_CONNECTION_PENDING",
+		"TENTATIVE_CONNECTION_PENDING", "UNCONFIGURED_TENTATIVE",
+		"CONNECTED", "DISCONNECT_PENDING", "DISCONNECTED",
+		"COMPLETION_PENDING", "CONNECTED_SINGLE_PATH",
+		"CONNECTED_MULTI_PATH",
+	};
+
+	return (unsigned int)s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+/*
+ * The EP of @s is in one of the states of @mask (bits BIT(DAT_EP_STATE_*));
+ * with @idle, both of its queues are idle too.
+ */
+static bool kct_state(struct kct *t, int line, struct kct_side *s, u32 mask,
+		      bool idle)
+{
+	DAT_BOOLEAN recv_idle, req_idle;
+	DAT_EP_STATE state;
+	DAT_RETURN r;
+
+	r = dat_ep_get_status(s->ep, &state, &recv_idle, &req_idle);
+	if (r != DAT_SUCCESS) {
+		kct_fail(t, "line %d: %s dat_ep_get_status = 0x%08x", line,
+			 s->who, r);
+		return false;
+	}
+	if ((unsigned int)state >= 32 || !(mask & BIT(state))) {
+		kct_fail(t, "line %d: %s EP in %s, expected %s%s%s", line,
+			 s->who, kct_state_name(state),
+			 kct_state_name(__ffs(mask)),
+			 hweight32(mask) > 1 ? " or " : "",
+			 hweight32(mask) > 1 ? kct_state_name(__fls(mask)) : "");
+		return false;
+	}
+	if (idle && (recv_idle != DAT_TRUE || req_idle != DAT_TRUE)) {
+		kct_fail(t, "line %d: %s EP not idle (recv %d request %d)",
+			 line, s->who, recv_idle, req_idle);
+		return false;
+	}
+	return true;
+}
+
+#define KCT_STATE(s, a)		kct_state(t, __LINE__, s, BIT(a), false)
+#define KCT_STATE2(s, a, b)	kct_state(t, __LINE__, s, BIT(a) | BIT(b), false)
+#define KCT_STATE_IDLE(s, a)	kct_state(t, __LINE__, s, BIT(a), true)
+
+/*
+ * Wait up to @ms for an event on @evd.  Fails the test, naming @what,
+ * on a timeout or an unexpected dequeue error, unless @quiet.
+ */
+static bool kct_wait(struct kct *t, DAT_EVD_HANDLE evd, DAT_EVENT *ev,
+		     unsigned int ms, const char *what, bool quiet)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	unsigned int spins = 0;
+	DAT_RETURN r;
+
+	for (;;) {
+		r = dat_evd_dequeue(evd, ev);
+		if (r == DAT_SUCCESS)
+			return true;
+		if (DAT_GET_TYPE(r) != DAT_QUEUE_EMPTY) {
+			kct_fail(t, "waiting for %s: dat_evd_dequeue = 0x%08x",
+				 what, r);
+			return false;
+		}
+		if (time_after(jiffies, deadline))
+			break;
+		/* Spin a little for fast loopback, then sleep. */
+		if (++spins < 20)
+			cpu_relax();
+		else
+			usleep_range(50, 200);
+	}
+	if (!quiet)
+		kct_fail(t, "no %s within %u ms", what, ms);
+	return false;
+}
+
+/* No event arrives on @evd for a while. */
+static bool kct_quiet(struct kct *t, DAT_EVD_HANDLE evd, const char *what)
+{
+	DAT_EVENT ev;
+
+	if (kct_wait(t, evd, &ev, KCT_QUIET_MS, what, true)) {
+		kct_fail(t, "unexpected event 0x%x on the %s EVD",
+			 ev.event_number, what);
+		return false;
+	}
+	return !t->failed;
+}
+
+static const char *kct_conn_event_name(DAT_EVENT_NUMBER n)
+{
+	switch (n) {
+	case DAT_CONNECTION_REQUEST_EVENT: return "CONNECTION_REQUEST";
+	case DAT_CONNECTION_EVENT_ESTABLISHED: return "ESTABLISHED";
+	case DAT_CONNECTION_EVENT_PEER_REJECTED: return "PEER_REJECTED";
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED: return "NON_PEER_REJECTED";
+	case DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR:
+		return "ACCEPT_COMPLETION_ERROR";
+	case DAT_CONNECTION_EVENT_DISCONNECTED: return "DISCONNECTED";
+	case DAT_CONNECTION_EVENT_BROKEN: return "BROKEN";
+	case DAT_CONNECTION_EVENT_TIMED_OUT: return "TIMED_OUT";
+	case DAT_CONNECTION_EVENT_UNREACHABLE: return "UNREACHABLE";
+	case DAT_DTO_COMPLETION_EVENT: return "DTO_COMPLETION";
+	case DAT_ASYNC_ERROR_IA_CATASTROPHIC: return "IA_CATASTROPHIC";
+	default: return "?";
+	}
+}
+
+/* The next connection event of @s is @number, for its EP. */
+static bool kct_conn_event(struct kct *t, int line, struct kct_side *s,
+			   DAT_EVENT_NUMBER number, DAT_EVENT *ev)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "%s %s event (line %d)", s->who,
+		 kct_conn_event_name(number), line);
+	if (!kct_wait(t, s->conn_evd, ev, KCT_WAIT_MS, what, false))
+		return false;
+	if (ev->event_number != number) {
+		kct_fail(t, "line %d: %s got 0x%x (%s), expected 0x%x (%s)",
+			 line, s->who, ev->event_number,
+			 kct_conn_event_name(ev->event_number), number,
+			 kct_conn_event_name(number));
+		return false;
+	}
+	if (ev->evd_handle != s->conn_evd ||
+	    ev->event_data.connect_event_data.ep_handle != s->ep) {
+		kct_fail(t, "line %d: %s %s event for EVD %p EP %p", line,
+			 s->who, kct_conn_event_name(number), ev->evd_handle,
+			 ev->event_data.connect_event_data.ep_handle);
+		return false;
+	}
+	return true;
+}
+
+#define KCT_CONN_EVENT(s, n, ev)	kct_conn_event(t, __LINE__, s, n, ev)
+
+/*
+ * Private data received: what was sent, possibly padded with zeros to
+ * the transport's fixed size (InfiniBand CM messages have no length).
+ */
+static bool kct_pdata(struct kct *t, const char *what, const void *got,
+		      DAT_COUNT got_len, const void *want, DAT_COUNT want_len)
+{
+	const u8 *g = got;
+	DAT_COUNT i;
+
+	if (got_len < want_len || got_len > 256 || (got_len && !got)) {
+		kct_fail(t, "%s: private data of %d bytes, sent %d", what,
+			 got_len, want_len);
+		return false;
+	}
+	if (t->iwarp && got_len != want_len) {
+		kct_fail(t, "%s: private data of %d bytes on iWARP, sent %d",
+			 what, got_len, want_len);
+		return false;
+	}
+	if (want_len && memcmp(got, want, want_len)) {
+		kct_fail(t, "%s: private data differs (%*ph...)", what,
+			 (int)min(want_len, 16), got);
+		return false;
+	}
+	for (i = want_len; i < got_len; i++) {
+		if (g[i]) {
+			kct_fail(t, "%s: private data byte %d is 0x%02x", what,
+				 i, g[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void kct_fill(void *buf, size_t len, u32 seed)
+{
+	u8 *p = buf;
+	u32 x = seed * 2654435761U + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x = x * 1664525U + 1013904223U;
+		p[i] = x >> 24;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Set-up and teardown
+ */
+
+static bool kct_buf_init(struct kct *t, struct kct_buf *b, size_t len,
+			 DAT_MEM_PRIV_FLAGS priv)
+{
+	DAT_REGION_DESCRIPTION region;
+	DAT_VLEN reg_len = 0;
+	DAT_VADDR reg_addr = 0;
+
+	b->len = len;
+	b->vmem = len > KCT_MSG_LEN;
+	b->va = b->vmem ? vzalloc(len) : kzalloc(len, GFP_KERNEL);
+	if (!KCT_CHECK(b->va, "no memory for %zu bytes", len))
+		return false;
+	region.for_va = b->va;
+	if (!KCT_OK(dat_lmr_kcreate(t->ia, DAT_MEM_TYPE_VIRTUAL, region, len,
+				    t->pz, priv, DAT_VA_TYPE_VA,
+				    DAT_MEM_OPTIMIZE_DONT_CARE, &b->lmr,
+				    &b->lctx, &b->rctx, &reg_len, &reg_addr)))
+		return false;
+	return KCT_CHECK(reg_len == len && reg_addr == (uintptr_t)b->va,
+			 "LMR registered %llu bytes at 0x%llx", reg_len,
+			 reg_addr);
+}
+
+static void kct_buf_fini(struct kct *t, struct kct_buf *b)
+{
+	if (b->lmr)
+		KCT_OK(dat_lmr_free(b->lmr));
+	b->lmr = DAT_HANDLE_NULL;
+	if (b->vmem)
+		vfree(b->va);
+	else
+		kfree(b->va);
+	b->va = NULL;
+}
+
+static bool kct_ep_create(struct kct *t, struct kct_side *s)
+{
+	bitmap_zero(s->recv_posted, KCT_RECV_SLOTS);
+	return KCT_OK(dat_ep_create(t->ia, t->pz, s->recv_evd, s->req_evd,
+				    s->conn_evd, &t->ep_attr, &s->ep)) &&
+	       KCT_STATE_IDLE(s, DAT_EP_STATE_UNCONNECTED);
+}
+
+static bool kct_side_init(struct kct *t, struct kct_side *s, const char *who,
+			  bool big)
+{
+	s->who = who;
+	if (!KCT_OK(dat_evd_kcreate(t->ia, 16, DAT_UPCALL_DISABLE, NULL,
+				    DAT_EVD_CONNECTION_FLAG, &s->conn_evd)) ||
+	    !KCT_OK(dat_evd_kcreate(t->ia, KCT_EVD_QLEN, DAT_UPCALL_DISABLE,
+				    NULL, DAT_EVD_DTO_FLAG, &s->recv_evd)) ||
+	    !KCT_OK(dat_evd_kcreate(t->ia, KCT_EVD_QLEN, DAT_UPCALL_DISABLE,
+				    NULL, DAT_EVD_DTO_FLAG, &s->req_evd)))
+		return false;
+	if (!kct_buf_init(t, &s->msg, KCT_MSG_LEN,
+			  DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			  DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+			  DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		return false;
+	/* An RDMA read sink on iWARP needs remote write: give it all. */
+	if (big && !kct_buf_init(t, &s->big, KCT_BIG_LEN,
+				 DAT_MEM_PRIV_ALL_FLAG))
+		return false;
+	return kct_ep_create(t, s);
+}
+
+static void kct_side_fini(struct kct *t, struct kct_side *s)
+{
+	if (s->ep)
+		KCT_OK(dat_ep_free(s->ep));
+	s->ep = DAT_HANDLE_NULL;
+	if (s->big.va)
+		kct_buf_fini(t, &s->big);
+	if (s->msg.va)
+		kct_buf_fini(t, &s->msg);
+	if (s->req_evd)
+		KCT_OK(dat_evd_free(s->req_evd));
+	if (s->recv_evd)
+		KCT_OK(dat_evd_free(s->recv_evd));
+	if (s->conn_evd)
+		KCT_OK(dat_evd_free(s->conn_evd));
+	s->req_evd = DAT_HANDLE_NULL;
+	s->recv_evd = DAT_HANDLE_NULL;
+	s->conn_evd = DAT_HANDLE_NULL;
+}
+
+static bool kct_addr(struct kct *t, const char *str, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	return KCT_CHECK(in4_pton(str, -1, (u8 *)&sin->sin_addr.s_addr, -1,
+				  NULL), "bad address '%s'", str);
+}
+
+/* EP attributes for every scenario, from the IA's limits. */
+static void kct_ep_attr(struct kct *t)
+{
+	const DAT_IA_ATTR *a = &t->ia_attr;
+	DAT_EP_ATTR *e = &t->ep_attr;
+
+	memset(e, 0, sizeof(*e));
+	e->service_type = DAT_SERVICE_TYPE_RC;
+	e->max_message_size = min_t(u32, a->max_message_size, SZ_64K);
+	e->max_rdma_size = min_t(u32, a->max_rdma_size, KCT_BIG_LEN);
+	e->qos = DAT_QOS_BEST_EFFORT;
+	e->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	e->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	e->max_recv_dtos = min(a->max_dto_per_ep, KCT_DTOS);
+	e->max_request_dtos = min(a->max_dto_per_ep, KCT_DTOS);
+	e->max_recv_iov = min(a->max_iov_segments_per_dto, 4);
+	e->max_request_iov = min(a->max_iov_segments_per_rdma_write, 256);
+	e->max_rdma_read_in = min(a->max_rdma_read_per_ep_in, 16);
+	e->max_rdma_read_out = min(a->max_rdma_read_per_ep_out, 16);
+	e->srq_soft_hw = DAT_HW_DEFAULT;
+	e->max_rdma_read_iov = min(a->max_iov_segments_per_rdma_read, 256);
+	e->max_rdma_write_iov = min(a->max_iov_segments_per_rdma_write, 256);
+}
+
+/*
+ * Open the IA, a PZ, the CR EVD, a PSP on @qual (any free one if 0) and
+ * both sides.
+ */
+static bool kct_open(struct kct *t, DAT_CONN_QUAL qual, bool big)
+{
+	struct sockaddr_in *ia_sin;
+
+	t->iwarp = !strncmp(ia_name, "siw", 3);
+	if (!kct_addr(t, addr, &t->sin))
+		return false;
+	t->async_evd = DAT_HANDLE_NULL;
+	if (!KCT_OK(dat_ia_open(ia_name, 16, &t->async_evd, &t->ia)))
+		return false;
+	if (!KCT_OK(dat_ia_query(t->ia, NULL, DAT_IA_FIELD_ALL, &t->ia_attr,
+				 DAT_PROVIDER_FIELD_NONE, NULL)))
+		return false;
+	ia_sin = (struct sockaddr_in *)t->ia_attr.ia_address_ptr;
+	if (!KCT_CHECK(ia_sin && ia_sin->sin_family == AF_INET &&
+		       ia_sin->sin_addr.s_addr == t->sin.sin_addr.s_addr,
+		       "IA address is not %s", addr))
+		return false;
+	kct_ep_attr(t);
+	if (!KCT_OK(dat_pz_create(t->ia, &t->pz)) ||
+	    !KCT_OK(dat_evd_kcreate(t->ia, 16, DAT_UPCALL_DISABLE, NULL,
+				    DAT_EVD_CR_FLAG, &t->cr_evd)))
+		return false;
+	if (qual) {
+		t->qual = qual;
+		if (!KCT_OK(dat_psp_create(t->ia, qual, t->cr_evd,
+					   DAT_PSP_CONSUMER_FLAG, &t->psp)))
+			return false;
+	} else {
+		DAT_PSP_PARAM p;
+
+		if (!KCT_OK(dat_psp_create_any(t->ia, &t->qual, t->cr_evd,
+					       DAT_PSP_CONSUMER_FLAG,
+					       &t->psp)) ||
+		    !KCT_CHECK(t->qual, "dat_psp_create_any gave qual 0") ||
+		    !KCT_OK(dat_psp_query(t->psp, DAT_PSP_FIELD_ALL, &p)))
+			return false;
+		if (!KCT_CHECK(p.ia_handle == t->ia &&
+			       p.conn_qual == t->qual &&
+			       p.evd_handle == t->cr_evd &&
+			       p.psp_flags == DAT_PSP_CONSUMER_FLAG,
+			       "dat_psp_query: ia %p qual %llu evd %p flags %d",
+			       p.ia_handle, p.conn_qual, p.evd_handle,
+			       p.psp_flags))
+			return false;
+	}
+	return kct_side_init(t, &t->srv, "server", big) &&
+	       kct_side_init(t, &t->cli, "client", big);
+}
+
+/* Free everything with DAT_SUCCESS, then a graceful close must work. */
+static void kct_close(struct kct *t)
+{
+	if (!t->ia)
+		return;
+	kct_side_fini(t, &t->cli);
+	kct_side_fini(t, &t->srv);
+	if (t->psp)
+		KCT_OK(dat_psp_free(t->psp));
+	t->psp = DAT_HANDLE_NULL;
+	if (t->cr_evd)
+		KCT_OK(dat_evd_free(t->cr_evd));
+	t->cr_evd = DAT_HANDLE_NULL;
+	if (t->pz)
+		KCT_OK(dat_pz_free(t->pz));
+	t->pz = DAT_HANDLE_NULL;
+	if (!KCT_OK(dat_ia_close(t->ia, DAT_CLOSE_GRACEFUL_FLAG)))
+		dat_ia_close(t->ia, DAT_CLOSE_ABRUPT_FLAG);
+	t->ia = DAT_HANDLE_NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Connections
+ */
+
+/* Post receive slot @slot of @s; returns what dat_ep_post_recv() did. */
+static DAT_RETURN kct_post_recv_ret(struct kct_side *s, unsigned int slot)
+{
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)s->msg.va + slot * KCT_SLOT,
+		.segment_length = KCT_SLOT,
+		.lmr_context = s->msg.lctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_RECV, slot) };
+	DAT_RETURN r;
+
+	memset(s->msg.va + slot * KCT_SLOT, 0xee, KCT_SLOT);
+	r = dat_ep_post_recv(s->ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	if (r == DAT_SUCCESS)
+		set_bit(slot, s->recv_posted);
+	return r;
+}
+
+static bool kct_post_recv(struct kct *t, struct kct_side *s, unsigned int slot)
+{
+	return KCT_OK(kct_post_recv_ret(s, slot));
+}
+
+static bool kct_post_recvs(struct kct *t, struct kct_side *s, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!kct_post_recv(t, s, i))
+			return false;
+	return true;
+}
+
+/*
+ * Connect the client to the server's PSP: private data @cpd goes with
+ * the request, @spd with the accept.  Checks every state and event on
+ * the way.  The accept's private data is left in @est (client's event).
+ */
+static bool kct_connect(struct kct *t, const void *cpd, DAT_COUNT clen,
+			const void *spd, DAT_COUNT slen, DAT_EVENT *est)
+{
+	DAT_CR_ARRIVAL_EVENT_DATA *cra;
+	struct sockaddr_in *rsin;
+	DAT_CR_PARAM crp;
+	DAT_EVENT ev;
+	DAT_CR_HANDLE cr;
+	DAT_HANDLE_TYPE type;
+
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   t->qual, KCT_CONNECT_TIMEOUT_US, clen,
+				   (DAT_PVOID)cpd, DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)))
+		return false;
+	/* Nobody accepted yet: the client must still be pending. */
+	if (!KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING))
+		return false;
+
+	if (!kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "connection request",
+		      false))
+		return false;
+	cra = &ev.event_data.cr_arrival_event_data;
+	if (!KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT &&
+		       ev.evd_handle == t->cr_evd,
+		       "CR EVD got event 0x%x", ev.event_number) ||
+	    !KCT_CHECK(cra->sp_handle.psp_handle == t->psp &&
+		       cra->conn_qual == t->qual && !cra->truncate_flag,
+		       "request: psp %p qual %llu truncated %d",
+		       cra->sp_handle.psp_handle, cra->conn_qual,
+		       cra->truncate_flag))
+		return false;
+	cr = cra->cr_handle;
+	if (!KCT_OK(dat_get_handle_type(cr, &type)) ||
+	    !KCT_CHECK(type == DAT_HANDLE_TYPE_CR, "CR handle of type %d",
+		       type))
+		return false;
+	if (!KCT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp)))
+		return false;
+	rsin = (struct sockaddr_in *)crp.remote_ia_address_ptr;
+	if (!KCT_CHECK(rsin && rsin->sin_family == AF_INET &&
+		       rsin->sin_addr.s_addr == t->sin.sin_addr.s_addr,
+		       "CR remote address is not %s", addr) ||
+	    !KCT_CHECK(crp.local_ep_handle == DAT_HANDLE_NULL,
+		       "CR of a consumer PSP has EP %p",
+		       crp.local_ep_handle) ||
+	    !kct_pdata(t, "connection request", crp.private_data,
+		       crp.private_data_size, cpd, clen))
+		return false;
+	/* The server's EP is not involved until the accept. */
+	if (!KCT_STATE(&t->srv, DAT_EP_STATE_UNCONNECTED) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING))
+		return false;
+
+	if (!KCT_OK(dat_cr_accept(cr, t->srv.ep, slen, (DAT_PVOID)spd)))
+		return false;
+	if (!KCT_STATE2(&t->srv, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+			DAT_EP_STATE_CONNECTED))
+		return false;
+	/* An accepted CR is gone. */
+	if (!KCT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)))
+		return false;
+
+	if (!KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, est))
+		return false;
+	if (!kct_pdata(t, "accept", est->event_data.connect_event_data.private_data,
+		       est->event_data.connect_event_data.private_data_size,
+		       spd, slen))
+		return false;
+	return KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED) &&
+	       KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED);
+}
+
+/*
+ * @a disconnects (graceful or abrupt); both sides must report
+ * DISCONNECTED and reach that state.
+ */
+static bool kct_disconnect(struct kct *t, struct kct_side *a,
+			   struct kct_side *b, DAT_CLOSE_FLAGS flags)
+{
+	DAT_EVENT ev;
+
+	if (!KCT_OK(dat_ep_disconnect(a->ep, flags)) ||
+	    !KCT_STATE2(a, DAT_EP_STATE_DISCONNECT_PENDING,
+			DAT_EP_STATE_DISCONNECTED))
+		return false;
+	return KCT_CONN_EVENT(a, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) &&
+	       KCT_CONN_EVENT(b, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) &&
+	       KCT_STATE(a, DAT_EP_STATE_DISCONNECTED) &&
+	       KCT_STATE(b, DAT_EP_STATE_DISCONNECTED);
+}
+
+/*
+ * The receives still posted on @s complete, each once, as flushed, and
+ * nothing else arrives.
+ */
+static bool kct_flush_recvs(struct kct *t, struct kct_side *s)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	char what[64];
+	DAT_EVENT ev;
+	u64 ck;
+
+	snprintf(what, sizeof(what), "%s flushed receive", s->who);
+	while (!bitmap_empty(s->recv_posted, KCT_RECV_SLOTS)) {
+		if (!kct_wait(t, s->recv_evd, &ev, KCT_WAIT_MS, what, false))
+			return false;
+		d = &ev.event_data.dto_completion_event_data;
+		ck = d->user_cookie.as_64;
+		if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			       d->ep_handle == s->ep &&
+			       d->status == DAT_DTO_ERR_FLUSHED &&
+			       KCT_CK_KIND(ck) == KCT_CK_RECV &&
+			       KCT_CK_NUM(ck) < KCT_RECV_SLOTS &&
+			       test_and_clear_bit(KCT_CK_NUM(ck),
+						  s->recv_posted),
+			       "%s: event 0x%x status %d cookie 0x%llx",
+			       what, ev.event_number, d->status, ck))
+			return false;
+	}
+	return kct_quiet(t, s->recv_evd, "receive") &&
+	       kct_quiet(t, s->req_evd, "request");
+}
+
+/* ---------------------------------------------------------------------
+ * 1. pingpong
+ */
+
+static bool kct_send(struct kct *t, struct kct_side *s, unsigned int slot,
+		     u32 len, u32 seed, u64 n)
+{
+	void *buf = s->msg.va + (KCT_RECV_SLOTS + slot) * KCT_SLOT;
+	DAT_LMR_TRIPLET iov[2];
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_SEND, n) };
+	DAT_COUNT nseg = 1;
+
+	kct_fill(buf, len, seed);
+	iov[0].virtual_address = (uintptr_t)buf;
+	iov[0].segment_length = len;
+	iov[0].lmr_context = s->msg.lctx;
+	/* Odd messages go as two segments. */
+	if ((n & 1) && len > 1 && t->ep_attr.max_request_iov > 1) {
+		iov[0].segment_length = len / 2;
+		iov[1].virtual_address = (uintptr_t)buf + len / 2;
+		iov[1].segment_length = len - len / 2;
+		iov[1].lmr_context = s->msg.lctx;
+		nseg = 2;
+	}
+	return KCT_OK(dat_ep_post_send(s->ep, nseg, iov, ck,
+				       DAT_COMPLETION_DEFAULT_FLAG));
+}
+
+/* The next DTO completion on @evd is @op of cookie @ck and @len bytes. */
+static bool kct_dto_done(struct kct *t, struct kct_side *s,
+			 DAT_EVD_HANDLE evd, DAT_DTOS op, u64 ck, u32 len,
+			 const char *what)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, evd, &ev, KCT_WAIT_MS, what, false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	return KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			 ev.evd_handle == evd && d->ep_handle == s->ep &&
+			 d->status == DAT_DTO_SUCCESS &&
+			 d->operation == op &&
+			 d->user_cookie.as_64 == ck &&
+			 d->transfered_length == len,
+			 "%s: event 0x%x EP %p status %d op %d cookie 0x%llx len %u, expected op %d cookie 0x%llx len %u",
+			 what, ev.event_number, d->ep_handle, d->status,
+			 d->operation, d->user_cookie.as_64,
+			 d->transfered_length, op, ck, len);
+}
+
+/* A message of @len bytes with @seed arrives on @s; repost its slot. */
+static bool kct_recv(struct kct *t, struct kct_side *s, u32 len, u32 seed,
+		     u8 *expect)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	unsigned int slot;
+	DAT_EVENT ev;
+	u64 ck;
+
+	if (!kct_wait(t, s->recv_evd, &ev, KCT_WAIT_MS, "message", false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	ck = d->user_cookie.as_64;
+	slot = KCT_CK_NUM(ck);
+	if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		       d->ep_handle == s->ep &&
+		       d->status == DAT_DTO_SUCCESS &&
+		       d->operation == DAT_DTO_RECEIVE &&
+		       KCT_CK_KIND(ck) == KCT_CK_RECV &&
+		       slot < KCT_RECV_SLOTS &&
+		       test_and_clear_bit(slot, s->recv_posted) &&
+		       d->transfered_length == len,
+		       "%s receive: event 0x%x status %d op %d cookie 0x%llx len %u, expected %u",
+		       s->who, ev.event_number, d->status, d->operation, ck,
+		       d->transfered_length, len))
+		return false;
+	kct_fill(expect, len, seed);
+	if (!KCT_CHECK(!memcmp(s->msg.va + slot * KCT_SLOT, expect, len),
+		       "%s: message of %u bytes (seed %u) corrupted", s->who,
+		       len, seed))
+		return false;
+	return kct_post_recv(t, s, slot);
+}
+
+static bool kct_round(struct kct *t, unsigned int i, u8 *expect)
+{
+	u32 len = 1 + (i * 397) % KCT_SLOT;
+	u32 rlen = KCT_SLOT - (i * 131) % KCT_SLOT;
+	unsigned int slot = i % KCT_SEND_SLOTS;
+
+	return kct_send(t, &t->cli, slot, len, i, i) &&
+	       kct_recv(t, &t->srv, len, i, expect) &&
+	       kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			    KCT_COOKIE(KCT_CK_SEND, i), len, "client send") &&
+	       kct_send(t, &t->srv, slot, rlen, ~i, i) &&
+	       kct_recv(t, &t->cli, rlen, ~i, expect) &&
+	       kct_dto_done(t, &t->srv, t->srv.req_evd, DAT_DTO_SEND,
+			    KCT_COOKIE(KCT_CK_SEND, i), rlen, "server send");
+}
+
+static void kct_pingpong(struct kct *t)
+{
+	static const char cpd[] = "kdapl_conn_test request";
+	static const char spd[] = "accepted by the server!";
+	DAT_EP_PARAM epp;
+	DAT_EVENT est;
+	unsigned int i;
+	u8 *expect;
+
+	expect = kmalloc(KCT_SLOT, GFP_KERNEL);
+	if (!KCT_CHECK(expect, "no memory") || !kct_open(t, port, false))
+		goto out;
+	/* Receives go before the connection, on both sides. */
+	if (!kct_post_recvs(t, &t->srv, 16) ||
+	    !kct_post_recvs(t, &t->cli, 16) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_UNCONNECTED))
+		goto out;
+	if (!kct_connect(t, cpd, sizeof(cpd), spd, sizeof(spd), &est))
+		goto out;
+	if (!KCT_OK(dat_ep_query(t->cli.ep, DAT_EP_FIELD_ALL, &epp)) ||
+	    !KCT_CHECK(epp.ep_state == DAT_EP_STATE_CONNECTED &&
+		       epp.remote_port_qual == t->qual &&
+		       epp.remote_ia_address_ptr &&
+		       ((struct sockaddr_in *)epp.remote_ia_address_ptr)->sin_addr.s_addr ==
+		       t->sin.sin_addr.s_addr,
+		       "client EP query: state %d remote qual %llu",
+		       epp.ep_state, epp.remote_port_qual))
+		goto out;
+	kct_pass(t, "connect");
+
+	for (i = 0; i < rounds; i++)
+		if (!kct_round(t, i, expect))
+			goto out;
+	if (!KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) ||
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED))
+		goto out;
+	kct_pass(t, "data");
+
+	if (!kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    !kct_flush_recvs(t, &t->cli) || !kct_flush_recvs(t, &t->srv) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED) ||
+	    !kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !kct_quiet(t, t->srv.conn_evd, "server connection"))
+		goto out;
+	kct_pass(t, "disconnect");
+out:
+	kct_close(t);
+	kfree(expect);
+}
+
+/* ---------------------------------------------------------------------
+ * 2. rdma
+ */
+
+struct kct_export {
+	__be64 addr;
+	__be32 rctx;
+	__be32 len;
+};
+
+static DAT_RETURN kct_post_rdma(struct kct *t, bool read, u32 n,
+				DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE ck,
+				const DAT_RMR_TRIPLET *r)
+{
+	if (read)
+		return dat_ep_post_rdma_read(t->cli.ep, n, iov, ck, r,
+					     DAT_COMPLETION_DEFAULT_FLAG);
+	return dat_ep_post_rdma_write(t->cli.ep, n, iov, ck, r,
+				      DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/* Segments of DTO @d when @nseg segments go @per to a DTO. */
+static u32 kct_dto_segs(u32 d, u32 per, u32 nseg)
+{
+	return min(per, nseg - d * per);
+}
+
+/*
+ * Index of local segment @j of DTO @d: in reverse order in the DTO, or
+ * in order with @fwd.  siw of 6.1 must get them in order: it keeps its
+ * page list index from one segment of a work request to the next and
+ * only searches forward, so a segment below the previous one in the
+ * same MR is read from the wrong page (KASAN report in siw_tx_hdt()).
+ */
+static u32 kct_seg_index(u32 d, u32 j, u32 per, u32 nseg, bool fwd)
+{
+	if (fwd)
+		return d * per + j;
+	return d * per + kct_dto_segs(d, per, nseg) - 1 - j;
+}
+
+/*
+ * Move 1 MiB between the client's and the server's big buffers with
+ * @seg-byte segments.  Each DTO takes as many segments as the EP allows
+ * (the last one the rest), in reverse order within the DTO except on
+ * iWARP (see kct_seg_index()), and covers a
+ * contiguous remote range, so the remote buffer must equal the local
+ * segments taken in IOV order.
+ */
+static bool kct_rdma_layout(struct kct *t, const struct kct_export *ex,
+			    u32 seg, bool read)
+{
+	u32 nseg = KCT_BIG_LEN / seg;
+	u32 max_iov = read ? t->ep_attr.max_rdma_read_iov :
+			     t->ep_attr.max_rdma_write_iov;
+	u32 per = min(nseg, max_iov);
+	u32 ndto = DIV_ROUND_UP(nseg, per), d, j, n, posted = 0, done = 0;
+	u64 raddr = be64_to_cpu(ex->addr);
+	DAT_LMR_TRIPLET *iov;
+	u32 crc_local = ~0U, crc_remote;
+	u8 *local = t->cli.big.va, *remote = t->srv.big.va;
+	const char *what = read ? "RDMA read" : "RDMA write";
+	u64 kind = read ? KCT_CK_READ : KCT_CK_WRITE;
+	bool ok = false;
+
+	iov = kcalloc(per, sizeof(*iov), GFP_KERNEL);
+	if (!KCT_CHECK(iov, "no memory"))
+		return false;
+	if (read) {
+		memset(local, 0, KCT_BIG_LEN);
+		kct_fill(remote, KCT_BIG_LEN, seg + 7);
+	} else {
+		kct_fill(local, KCT_BIG_LEN, seg);
+		memset(remote, 0, KCT_BIG_LEN);
+	}
+
+	while (done < ndto) {
+		/* Keep at most half the request queue busy. */
+		while (posted < ndto && posted - done < KCT_DTOS / 2) {
+			DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(kind, posted) };
+			DAT_RMR_TRIPLET r;
+
+			n = kct_dto_segs(posted, per, nseg);
+			r.virtual_address = raddr + (u64)posted * per * seg;
+			r.segment_length = n * seg;
+			r.rmr_context = be32_to_cpu(ex->rctx);
+			for (j = 0; j < n; j++) {
+				u32 k = kct_seg_index(posted, j, per, nseg,
+						      t->iwarp);
+
+				iov[j].virtual_address = (uintptr_t)local +
+							 (u64)k * seg;
+				iov[j].segment_length = seg;
+				iov[j].lmr_context = t->cli.big.lctx;
+			}
+			if (!KCT_OK(kct_post_rdma(t, read, n, iov, ck, &r)))
+				goto out;
+			posted++;
+		}
+		n = kct_dto_segs(done, per, nseg);
+		if (!kct_dto_done(t, &t->cli, t->cli.req_evd,
+				  read ? DAT_DTO_RDMA_READ : DAT_DTO_RDMA_WRITE,
+				  KCT_COOKIE(kind, done), n * seg, what))
+			goto out;
+		done++;
+	}
+	for (d = 0; d < ndto; d++) {
+		for (j = 0; j < kct_dto_segs(d, per, nseg); j++) {
+			u32 k = kct_seg_index(d, j, per, nseg, t->iwarp);
+
+			crc_local = crc32_le(crc_local, local + (u64)k * seg,
+					     seg);
+		}
+	}
+	crc_remote = crc32_le(~0U, remote, KCT_BIG_LEN);
+	ok = KCT_CHECK(crc_local == crc_remote,
+		       "%s of %u x %u bytes (%u per DTO): remote crc 0x%08x, local segments 0x%08x",
+		       what, nseg, seg, per, crc_remote, crc_local);
+	if (ok)
+		pr_info(KCT "%s %u x %u bytes in %u DTOs of up to %u segments: crc 0x%08x\n",
+			what, nseg, seg, ndto, per, crc_remote);
+out:
+	kfree(iov);
+	return ok;
+}
+
+static void kct_rdma(struct kct *t)
+{
+	static const u32 segs[] = { SZ_4K, SZ_16K, SZ_64K, SZ_256K, SZ_1M };
+	struct kct_export ex, got;
+	DAT_CONNECTION_EVENT_DATA *c;
+	DAT_EVENT est;
+	unsigned int i;
+
+	if (!kct_open(t, port + 1, true))
+		goto out;
+	ex.addr = cpu_to_be64((uintptr_t)t->srv.big.va);
+	ex.rctx = cpu_to_be32(t->srv.big.rctx);
+	ex.len = cpu_to_be32(KCT_BIG_LEN);
+	if (!KCT_CHECK(t->srv.big.rctx, "server LMR without rmr_context") ||
+	    !kct_connect(t, NULL, 0, &ex, sizeof(ex), &est))
+		goto out;
+	/* The client learns the region from the accept's private data. */
+	c = &est.event_data.connect_event_data;
+	memcpy(&got, c->private_data, sizeof(got));
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		if (!kct_rdma_layout(t, &got, segs[i], false))
+			goto out;
+		if (!kct_rdma_layout(t, &got, segs[i], true))
+			goto out;
+	}
+	kct_pass(t, "transfers");
+	if (!kct_disconnect(t, &t->srv, &t->cli, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED))
+		goto out;
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 3. cycles
+ */
+
+static void kct_cycles(struct kct *t)
+{
+	ktime_t start = ktime_get();
+	DAT_EVENT est;
+	unsigned int i;
+	u32 pd;
+
+	if (!kct_open(t, port + 2, false))
+		goto out;
+	for (i = 0; i < cycles; i++) {
+		bool by_server = i & 1;
+		DAT_CLOSE_FLAGS flags = (i & 2) ? DAT_CLOSE_ABRUPT_FLAG :
+						  DAT_CLOSE_GRACEFUL_FLAG;
+
+		pd = i;
+		if (!kct_connect(t, &pd, sizeof(pd), NULL, 0, &est))
+			break;
+		if (by_server ?
+		    !kct_disconnect(t, &t->srv, &t->cli, flags) :
+		    !kct_disconnect(t, &t->cli, &t->srv, flags))
+			break;
+		if (!KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+		    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED))
+			break;
+		if (i % 3 == 2) {
+			/* New EPs. */
+			if (!KCT_OK(dat_ep_free(t->cli.ep)) ||
+			    !KCT_OK(dat_ep_free(t->srv.ep)))
+				break;
+			t->cli.ep = DAT_HANDLE_NULL;
+			t->srv.ep = DAT_HANDLE_NULL;
+			if (!kct_ep_create(t, &t->cli) ||
+			    !kct_ep_create(t, &t->srv))
+				break;
+		} else if (!KCT_OK(dat_ep_reset(t->cli.ep)) ||
+			   !KCT_OK(dat_ep_reset(t->srv.ep)) ||
+			   !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED) ||
+			   !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_UNCONNECTED)) {
+			break;
+		}
+	}
+	if (t->failed) {
+		pr_err(KCT "cycles: failed in cycle %u\n", i);
+		goto out;
+	}
+	if (!kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !kct_quiet(t, t->srv.conn_evd, "server connection") ||
+	    !kct_quiet(t, t->cr_evd, "connection request"))
+		goto out;
+	pr_info(KCT "cycles: %u connect/disconnect cycles in %lld ms\n",
+		cycles, ktime_ms_delta(ktime_get(), start));
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 4. reject
+ */
+
+static void kct_reject(struct kct *t)
+{
+	static const char cpd[] = "please reject me";
+	static const char rpd[] = "rejected, sorry";
+	DAT_CONNECTION_EVENT_DATA *c;
+	DAT_CR_PARAM crp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	bool peer_ok;
+
+	/* Any free qualifier, checked with dat_psp_query(). */
+	if (!kct_open(t, 0, false))
+		goto out;
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   t->qual, KCT_CONNECT_TIMEOUT_US,
+				   sizeof(cpd), (DAT_PVOID)cpd,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) ||
+	    !kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "connection request",
+		      false) ||
+	    !KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
+		       "CR EVD got 0x%x", ev.event_number))
+		goto out;
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	if (!KCT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp)) ||
+	    !kct_pdata(t, "request", crp.private_data, crp.private_data_size,
+		       cpd, sizeof(cpd)) ||
+	    !KCT_OK(dat_cr_reject(cr, sizeof(rpd), (DAT_PVOID)rpd)) ||
+	    !KCT_RET(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)))
+		goto out;
+	/* A wrong event still ends the attempt: go on with the next check. */
+	peer_ok = KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_PEER_REJECTED,
+				 &ev);
+	if (!KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED))
+		goto out;
+	c = &ev.event_data.connect_event_data;
+	if (peer_ok) {
+		/* The reject's private data is optional in DAT; if any, ours. */
+		if (c->private_data_size &&
+		    !kct_pdata(t, "reject", c->private_data,
+			       c->private_data_size, rpd, sizeof(rpd)))
+			goto out;
+		pr_info(KCT "reject: %d bytes of private data with PEER_REJECTED\n",
+			c->private_data_size);
+	}
+	/* The server's EP never took part. */
+	if (!KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_UNCONNECTED) ||
+	    !kct_quiet(t, t->srv.conn_evd, "server connection"))
+		goto out;
+	if (peer_ok)
+		kct_pass(t, "peer");
+
+	/* Nobody listens on this qualifier. */
+	if (!KCT_OK(dat_ep_reset(t->cli.ep)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED) ||
+	    !KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   port + 99, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+			    &ev) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !kct_quiet(t, t->cr_evd, "connection request"))
+		goto out;
+	kct_pass(t, "no-listener");
+	if (!KCT_OK(dat_ep_reset(t->cli.ep)))
+		goto out;
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 5. rsp: a Reserved Service Point
+ */
+
+static void kct_rsp(struct kct *t)
+{
+	DAT_CR_ARRIVAL_EVENT_DATA *cra;
+	DAT_RSP_HANDLE rsp;
+	DAT_RSP_PARAM rp;
+	DAT_CR_PARAM crp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	u32 pd = 0x12345678;
+
+	if (!kct_open(t, port + 3, false))
+		goto out;
+	if (!KCT_OK(dat_rsp_create(t->ia, port + 4, t->srv.ep, t->cr_evd,
+				   &rsp)) ||
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_RESERVED) ||
+	    !KCT_OK(dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &rp)) ||
+	    !KCT_CHECK(rp.ia_handle == t->ia && rp.conn_qual == port + 4 &&
+		       rp.evd_handle == t->cr_evd && rp.ep_handle == t->srv.ep,
+		       "dat_rsp_query: qual %llu EP %p", rp.conn_qual,
+		       rp.ep_handle))
+		goto out;
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   port + 4, KCT_CONNECT_TIMEOUT_US,
+				   sizeof(pd), &pd, DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "connection request",
+		      false))
+		goto out;
+	cra = &ev.event_data.cr_arrival_event_data;
+	cr = cra->cr_handle;
+	if (!KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT &&
+		       cra->conn_qual == port + 4 &&
+		       cra->sp_handle.rsp_handle == rsp,
+		       "CR EVD got 0x%x qual %llu RSP %p", ev.event_number,
+		       cra->conn_qual, cra->sp_handle.rsp_handle) ||
+	    /* The request puts the reserved EP in TENTATIVE. */
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING) ||
+	    !KCT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp)) ||
+	    !KCT_CHECK(crp.local_ep_handle == t->srv.ep,
+		       "CR of the RSP names EP %p", crp.local_ep_handle) ||
+	    !kct_pdata(t, "request", crp.private_data, crp.private_data_size,
+		       &pd, sizeof(pd)))
+		goto out;
+	/* The request took the EP from the RSP. */
+	if (!KCT_OK(dat_rsp_query(rsp, DAT_RSP_FIELD_EP_HANDLE, &rp)) ||
+	    !KCT_CHECK(rp.ep_handle == DAT_HANDLE_NULL,
+		       "RSP still names EP %p after the request", rp.ep_handle))
+		goto out;
+	kct_pass(t, "tentative");
+	/* NULL: the EP the request came with. */
+	if (!KCT_OK(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL)) ||
+	    !KCT_STATE2(&t->srv, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+			DAT_EP_STATE_CONNECTED) ||
+	    !KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED))
+		goto out;
+	kct_pass(t, "accept");
+	if (!kct_disconnect(t, &t->srv, &t->cli, DAT_CLOSE_ABRUPT_FLAG))
+		goto out;
+	/* A used RSP still needs its free. */
+	KCT_OK(dat_rsp_free(rsp));
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 6. timeout
+ */
+
+static void kct_timeout(struct kct *t)
+{
+	struct sockaddr_in nobody;
+	char def[16];
+	ktime_t start;
+	s64 ms;
+	DAT_EVENT ev;
+
+	if (!kct_open(t, port + 5, false))
+		goto out;
+	if (unreach) {
+		if (!kct_addr(t, unreach, &nobody))
+			goto out;
+	} else {
+		/* The IA's own subnet, host .99: nobody answers ARP. */
+		nobody = t->sin;
+		((u8 *)&nobody.sin_addr.s_addr)[3] = 99;
+	}
+	snprintf(def, sizeof(def), "%pI4", &nobody.sin_addr.s_addr);
+	start = ktime_get();
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&nobody,
+				   port + 5, 500 * USEC_PER_MSEC, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_TIMED_OUT, &ev))
+		goto out;
+	ms = ktime_ms_delta(ktime_get(), start);
+	pr_info(KCT "timeout: %s timed out after %lld ms\n", def, ms);
+	if (!KCT_CHECK(ms >= 400 && ms < 10000,
+		       "timed out after %lld ms for a 500 ms timeout", ms) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED))
+		goto out;
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 7. flush
+ */
+
+/*
+ * InfiniBand and RoCE: fewer receives on the server than sends, so the
+ * last sends wait for a receive (RNR retries) and must be flushed.
+ * iWARP has no RNR retry (a send without a receive breaks the
+ * connection): there the server has a receive for every send.
+ */
+#define KCT_FLUSH_SRV_RECVS	8
+#define KCT_FLUSH_SENDS		24
+#define KCT_FLUSH_WRITES	8
+
+static void kct_flush(struct kct *t)
+{
+	unsigned int srv_ok = 0, cli_ok = 0, cli_flushed = 0, cli_broken = 0;
+	unsigned int n, srv_recvs;
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DECLARE_BITMAP(req, KCT_FLUSH_SENDS + KCT_FLUSH_WRITES);
+	DAT_EVENT est, ev;
+	unsigned int i;
+	u8 *expect;
+	u64 ck;
+
+	expect = kmalloc(KCT_SLOT, GFP_KERNEL);
+	if (!KCT_CHECK(expect, "no memory") || !kct_open(t, port + 6, false))
+		goto out;
+	srv_recvs = t->iwarp ? KCT_FLUSH_SENDS : KCT_FLUSH_SRV_RECVS;
+	if (!kct_post_recvs(t, &t->srv, srv_recvs) ||
+	    !kct_post_recvs(t, &t->cli, KCT_RECV_SLOTS) ||
+	    !kct_connect(t, NULL, 0, NULL, 0, &est))
+		goto out;
+	bitmap_zero(req, KCT_FLUSH_SENDS + KCT_FLUSH_WRITES);
+	for (i = 0; i < KCT_FLUSH_SENDS; i++) {
+		if (!kct_send(t, &t->cli, i, 64 + i, 1000 + i, i))
+			goto out;
+		set_bit(i, req);
+	}
+	for (i = 0; i < KCT_FLUSH_WRITES; i++) {
+		DAT_LMR_TRIPLET iov = {
+			.virtual_address = (uintptr_t)t->cli.msg.va,
+			.segment_length = KCT_SLOT,
+			.lmr_context = t->cli.msg.lctx,
+		};
+		DAT_RMR_TRIPLET r = {
+			.virtual_address = (uintptr_t)t->srv.msg.va +
+				(KCT_RECV_SLOTS + i) * KCT_SLOT,
+			.segment_length = KCT_SLOT,
+			.rmr_context = t->srv.msg.rctx,
+		};
+		DAT_DTO_COOKIE c = {
+			.as_64 = KCT_COOKIE(KCT_CK_WRITE, KCT_FLUSH_SENDS + i),
+		};
+
+		if (!KCT_OK(dat_ep_post_rdma_write(t->cli.ep, 1, &iov, c, &r,
+						   DAT_COMPLETION_DEFAULT_FLAG)))
+			goto out;
+		set_bit(KCT_FLUSH_SENDS + i, req);
+	}
+	/* Abruptly, with all of that outstanding. */
+	if (!kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_ABRUPT_FLAG))
+		goto out;
+
+	/* Requests: each once, in order, successes before flushes. */
+	for (n = 0; n < KCT_FLUSH_SENDS + KCT_FLUSH_WRITES; n++) {
+		if (!kct_wait(t, t->cli.req_evd, &ev, KCT_WAIT_MS,
+			      "client request completion", false)) {
+			pr_err(KCT "flush: %u of %u requests completed (%u done, %u in progress, %u flushed), missing %*pbl\n",
+			       n, KCT_FLUSH_SENDS + KCT_FLUSH_WRITES, cli_ok,
+			       cli_broken, cli_flushed,
+			       KCT_FLUSH_SENDS + KCT_FLUSH_WRITES, req);
+			goto out;
+		}
+		d = &ev.event_data.dto_completion_event_data;
+		ck = d->user_cookie.as_64;
+		i = KCT_CK_NUM(ck);
+		if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			       d->ep_handle == t->cli.ep &&
+			       i < KCT_FLUSH_SENDS + KCT_FLUSH_WRITES &&
+			       test_and_clear_bit(i, req),
+			       "request completion 0x%x cookie 0x%llx (twice?)",
+			       ev.event_number, ck) ||
+		    !KCT_CHECK(d->operation == (KCT_CK_KIND(ck) == KCT_CK_SEND ?
+						DAT_DTO_SEND : DAT_DTO_RDMA_WRITE),
+			       "cookie 0x%llx completed as operation %d", ck,
+			       d->operation))
+			goto out;
+		if (d->status == DAT_DTO_SUCCESS) {
+			if (!KCT_CHECK(!cli_flushed && !cli_broken,
+				       "cookie 0x%llx succeeded after a flush",
+				       ck))
+				goto out;
+			cli_ok++;
+		} else if (t->iwarp && d->status == DAT_DTO_ERR_LOCAL_EP &&
+			   !cli_flushed && !cli_broken) {
+			/*
+			 * siw completes the request it was transmitting
+			 * when the QP leaves RTS with IB_WC_LOC_QP_OP_ERR
+			 * (siw_sq_flush()), not as flushed: at most one,
+			 * between the successes and the flushes.
+			 */
+			cli_broken++;
+		} else if (!KCT_CHECK(d->status == DAT_DTO_ERR_FLUSHED,
+				      "cookie 0x%llx status %d", ck,
+				      d->status)) {
+			goto out;
+		} else {
+			cli_flushed++;
+		}
+	}
+	/* Server receives: each once, success (with the data) or flushed. */
+	while (!bitmap_empty(t->srv.recv_posted, KCT_RECV_SLOTS)) {
+		if (!kct_wait(t, t->srv.recv_evd, &ev, KCT_WAIT_MS,
+			      "server receive completion", false))
+			goto out;
+		d = &ev.event_data.dto_completion_event_data;
+		ck = d->user_cookie.as_64;
+		i = KCT_CK_NUM(ck);
+		if (!KCT_CHECK(KCT_CK_KIND(ck) == KCT_CK_RECV &&
+			       i < KCT_RECV_SLOTS &&
+			       test_and_clear_bit(i, t->srv.recv_posted),
+			       "server receive cookie 0x%llx", ck))
+			goto out;
+		if (d->status == DAT_DTO_SUCCESS) {
+			/* Sends arrive in order: receive n holds send n. */
+			kct_fill(expect, 64 + srv_ok, 1000 + srv_ok);
+			if (!KCT_CHECK(d->transfered_length == 64 + srv_ok &&
+				       !memcmp(t->srv.msg.va + i * KCT_SLOT,
+					       expect, 64 + srv_ok),
+				       "server message %u: %u bytes or data wrong",
+				       srv_ok, d->transfered_length))
+				goto out;
+			srv_ok++;
+		} else if (!KCT_CHECK(d->status == DAT_DTO_ERR_FLUSHED,
+				      "server receive status %d", d->status)) {
+			goto out;
+		}
+	}
+	pr_info(KCT "flush: client %u done, %u in progress, %u flushed; server %u received\n",
+		cli_ok, cli_broken, cli_flushed, srv_ok);
+	/* A send that completed was received; writes follow the sends. */
+	if (!KCT_CHECK(min_t(unsigned int, cli_ok, KCT_FLUSH_SENDS) <= srv_ok &&
+		       srv_ok <= srv_recvs,
+		       "%u requests succeeded, %u received", cli_ok, srv_ok) ||
+	    !KCT_CHECK(t->iwarp || cli_flushed >= KCT_FLUSH_SENDS +
+		       KCT_FLUSH_WRITES - KCT_FLUSH_SRV_RECVS,
+		       "only %u requests flushed", cli_flushed) ||
+	    !kct_flush_recvs(t, &t->cli) || !kct_flush_recvs(t, &t->srv) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
+	    !KCT_OK(dat_ep_reset(t->srv.ep)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED))
+		goto out;
+out:
+	kct_close(t);
+	kfree(expect);
+}
+
+/* ---------------------------------------------------------------------
+ * 8. removal: traffic while the device goes away
+ */
+
+static int kct_traffic(void *arg)
+{
+	struct kct *t = arg;
+	u8 *expect = kmalloc(KCT_SLOT, GFP_KERNEL);
+	unsigned int i = 0;
+
+	if (!expect) {
+		t->thread_err = -ENOMEM;
+		goto idle;
+	}
+	/* Failures here are expected once the device is gone: quietly. */
+	while (!kthread_should_stop()) {
+		u32 len = 1 + (i * 397) % KCT_SLOT;
+		unsigned int slot = i % KCT_SEND_SLOTS;
+		DAT_EVENT ev;
+		DAT_DTO_COMPLETION_EVENT_DATA *d = &ev.event_data.dto_completion_event_data;
+		unsigned int s;
+
+		kct_fill(t->cli.msg.va + (KCT_RECV_SLOTS + slot) * KCT_SLOT,
+			 len, i);
+		{
+			DAT_LMR_TRIPLET iov = {
+				.virtual_address = (uintptr_t)t->cli.msg.va +
+					(KCT_RECV_SLOTS + slot) * KCT_SLOT,
+				.segment_length = len,
+				.lmr_context = t->cli.msg.lctx,
+			};
+			DAT_DTO_COOKIE ck = {
+				.as_64 = KCT_COOKIE(KCT_CK_SEND, i),
+			};
+
+			if (dat_ep_post_send(t->cli.ep, 1, &iov, ck,
+					     DAT_COMPLETION_DEFAULT_FLAG) !=
+			    DAT_SUCCESS)
+				break;
+			t->sends_out++;
+		}
+		if (!kct_wait(t, t->srv.recv_evd, &ev, 2000, "", true))
+			break;
+		s = KCT_CK_NUM(d->user_cookie.as_64);
+		if (s >= KCT_RECV_SLOTS || !test_and_clear_bit(s, t->srv.recv_posted))
+			break;
+		if (d->status != DAT_DTO_SUCCESS)
+			break;
+		kct_fill(expect, len, i);
+		if (d->transfered_length != len ||
+		    memcmp(t->srv.msg.va + s * KCT_SLOT, expect, len)) {
+			t->thread_err = -EBADMSG;
+			break;
+		}
+		if (kct_post_recv_ret(&t->srv, s) != DAT_SUCCESS)
+			break;
+		if (!kct_wait(t, t->cli.req_evd, &ev, 2000, "", true))
+			break;
+		t->sends_out--;
+		if (d->status != DAT_DTO_SUCCESS)
+			break;
+		WRITE_ONCE(progress, ++i);
+	}
+idle:
+	kfree(expect);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+static int kct_removal_start(struct kct *t)
+{
+	DAT_EVENT est;
+
+	if (!kct_open(t, port + 7, false) ||
+	    !kct_post_recvs(t, &t->srv, KCT_RECV_SLOTS) ||
+	    !kct_post_recvs(t, &t->cli, KCT_RECV_SLOTS) ||
+	    !kct_connect(t, NULL, 0, NULL, 0, &est))
+		goto err;
+	t->thread = kthread_run(kct_traffic, t, "kdapl_conn_test");
+	if (!KCT_CHECK(!IS_ERR(t->thread), "kthread_run: %ld",
+		       PTR_ERR(t->thread)))
+		goto err;
+	kct_pass(t, "traffic");
+	return 0;
+err:
+	t->thread = NULL;
+	kct_close(t);
+	return -EIO;
+}
+
+/* Every DTO still outstanding on @s completes once, and nothing else. */
+static bool kct_removal_drain(struct kct *t, struct kct_side *s,
+			      unsigned int sends)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+	unsigned int i;
+	u64 ck;
+
+	while (!bitmap_empty(s->recv_posted, KCT_RECV_SLOTS)) {
+		if (!kct_wait(t, s->recv_evd, &ev, KCT_WAIT_MS,
+			      "receive completion after removal", false))
+			return false;
+		d = &ev.event_data.dto_completion_event_data;
+		ck = d->user_cookie.as_64;
+		i = KCT_CK_NUM(ck);
+		if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			       KCT_CK_KIND(ck) == KCT_CK_RECV &&
+			       i < KCT_RECV_SLOTS &&
+			       test_and_clear_bit(i, s->recv_posted),
+			       "%s: receive completion cookie 0x%llx", s->who,
+			       ck))
+			return false;
+	}
+	for (i = 0; i < sends; i++)
+		if (!kct_wait(t, s->req_evd, &ev, KCT_WAIT_MS,
+			      "send completion after removal", false))
+			return false;
+	return kct_quiet(t, s->recv_evd, "receive") &&
+	       kct_quiet(t, s->req_evd, "request");
+}
+
+static void kct_removal_check(struct kct *t)
+{
+	bool catastrophic = false;
+	struct kct_side *sides[] = { &t->cli, &t->srv };
+	DAT_EVENT ev;
+	unsigned int i;
+
+	kthread_stop(t->thread);
+	pr_info(KCT "removal: %u round trips before the device went away\n",
+		progress);
+	if (!KCT_CHECK(!t->thread_err, "traffic thread error %d",
+		       t->thread_err) ||
+	    !KCT_CHECK(progress > 0, "no traffic before the removal"))
+		goto out;
+	while (kct_wait(t, t->async_evd, &ev, 1000, "", true))
+		if (ev.event_number == DAT_ASYNC_ERROR_IA_CATASTROPHIC)
+			catastrophic = true;
+	if (!KCT_CHECK(catastrophic, "no DAT_ASYNC_ERROR_IA_CATASTROPHIC"))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		struct kct_side *s = sides[i];
+
+		if (!kct_wait(t, s->conn_evd, &ev, KCT_WAIT_MS,
+			      "connection event after removal", false) ||
+		    !KCT_CHECK(ev.event_number == DAT_CONNECTION_EVENT_BROKEN ||
+			       ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED,
+			       "%s: connection event 0x%x (%s)", s->who,
+			       ev.event_number,
+			       kct_conn_event_name(ev.event_number)) ||
+		    !KCT_STATE(s, DAT_EP_STATE_DISCONNECTED) ||
+		    !kct_removal_drain(t, s, s == &t->cli ? t->sends_out : 0) ||
+		    !KCT_STATE_IDLE(s, DAT_EP_STATE_DISCONNECTED))
+			goto out;
+	}
+	kct_pass(t, "events");
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * Module
+ */
+
+struct kct_scenario {
+	const char *name;
+	void (*run)(struct kct *t);
+};
+
+static const struct kct_scenario kct_scenarios[] = {
+	{ "pingpong", kct_pingpong },
+	{ "rdma", kct_rdma },
+	{ "cycles", kct_cycles },
+	{ "reject", kct_reject },
+	{ "rsp", kct_rsp },
+	{ "timeout", kct_timeout },
+	{ "flush", kct_flush },
+};
+
+static bool kct_selected(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = test;
+
+	/* "all" is every scenario but removal, which needs the VM case. */
+	if (!strcmp(test, "all"))
+		return strcmp(name, "removal");
+	while (p && *p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int __init kct_init(void)
+{
+	unsigned int i;
+	struct kct *t;
+
+	pr_info(KCT "on %s (%s), tests %s\n", ia_name, addr, test);
+	if (kct_selected("removal")) {
+		t = kzalloc(sizeof(*t), GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		t->name = "removal";
+		if (kct_removal_start(t)) {
+			kfree(t);
+			return -EIO;
+		}
+		removal_t = t;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(kct_scenarios); i++) {
+		ktime_t start = ktime_get();
+
+		if (!kct_selected(kct_scenarios[i].name))
+			continue;
+		t = kzalloc(sizeof(*t), GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		t->name = kct_scenarios[i].name;
+		kct_scenarios[i].run(t);
+		if (!t->failed)
+			kct_pass(t, NULL);
+		pr_info(KCT "%s took %lld ms\n", t->name,
+			ktime_ms_delta(ktime_get(), start));
+		kfree(t);
+	}
+	pr_info(KCT "done\n");
+	return 0;
+}
+
+static void __exit kct_exit(void)
+{
+	if (removal_t) {
+		kct_removal_check(removal_t);
+		if (!removal_t->failed)
+			kct_pass(removal_t, NULL);
+		kfree(removal_t);
+	}
+}
+
+module_init(kct_init);
+module_exit(kct_exit);
+
+MODULE_DESCRIPTION("kdapl connection and data transfer tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kDAT connections and data transfer on soft RoCE (rxe0-1, 10.0.2.15):
+# kdapl_conn_test runs its client and server over loopback and prints a
+# PASS or FAIL line per check; every scenario must pass and nothing fail.
+# Scenarios: pingpong (private data, send/receive, graceful disconnect),
+# rdma (1 MiB RDMA write/read in 4 KiB..1 MiB segments, CRC32 checked),
+# cycles (1000 connect/disconnect cycles), reject (peer and no listener),
+# rsp (reserved EP: RESERVED, TENTATIVE, accept), timeout (no host) and
+# flush (abrupt disconnect with DTOs outstanding).  The sanitizer scan of
+# the run checks for leaks.  conn_siw.sh is the same on siw.
+
+. /usr/lib/kdapl/lib.sh
+
+CONN_TESTS="pingpong rdma cycles reject rsp timeout flush"
+
+# conn_run IA ADDR: run every scenario on IA; prints what went wrong.
+conn_run() {
+	dmesg -c >/dev/null
+	insmod /kdapl/kdapl_conn_test.ko ia="$1" addr="$2" test=all ||
+		echo "insmod kdapl_conn_test failed"
+	rmmod kdapl_conn_test 2>/dev/null
+	_log=$(dmesg | sed -n 's/^.*kdapl_conn_test: //p')
+	echo "$_log" | sed "s/^/# $1: /" >&2
+	echo "$_log" | grep '^FAIL' | head -n 5
+	for _t in $CONN_TESTS; do
+		echo "$_log" | grep -qx "PASS $_t" || echo "no 'PASS $_t'"
+	done
+	echo "$_log" | grep -qx done || echo "the module did not finish"
+}
+
+rdma_add rxe
+kdapl_load
+err=$(conn_run rxe0-1 10.0.2.15)
+kdapl_unload
+rdma_del rxe0
+[ -z "$err" ] || die "rxe0-1: $err"
+exit 0

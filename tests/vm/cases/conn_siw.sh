@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kdapl_conn_test scenarios of conn_rxe.sh on soft iWARP (siw0-1,
+# 10.0.3.15), which only the debug kernel has.
+
+. /usr/lib/kdapl/lib.sh
+
+kernel_is_debug || skip "siw is only in the debug kernel"
+
+CONN_TESTS="pingpong rdma cycles reject rsp timeout flush"
+
+# conn_run IA ADDR: run every scenario on IA; prints what went wrong.
+conn_run() {
+	dmesg -c >/dev/null
+	insmod /kdapl/kdapl_conn_test.ko ia="$1" addr="$2" test=all ||
+		echo "insmod kdapl_conn_test failed"
+	rmmod kdapl_conn_test 2>/dev/null
+	_log=$(dmesg | sed -n 's/^.*kdapl_conn_test: //p')
+	echo "$_log" | sed "s/^/# $1: /" >&2
+	echo "$_log" | grep '^FAIL' | head -n 5
+	for _t in $CONN_TESTS; do
+		echo "$_log" | grep -qx "PASS $_t" || echo "no 'PASS $_t'"
+	done
+	echo "$_log" | grep -qx done || echo "the module did not finish"
+}
+
+rdma_add siw
+kdapl_load
+err=$(conn_run siw0-1 10.0.3.15)
+kdapl_unload
+rdma_del siw0
+[ -z "$err" ] || die "siw0-1: $err"
+exit 0
