@@ -5,6 +5,7 @@
 #   make            build kdapl.ko against KDIR and the user-space programs
 #   make demo       set up, build, boot a VM and show the Interface Adapters
 #   make check      set up, build, static checks, KUnit and VM tests
+#   make bench      kdapl against raw verbs in the VM: prints a table
 #
 # KDIR defaults to the headers of the running kernel when they are
 # installed, else to Debian's linux-headers-amd64.
@@ -19,7 +20,7 @@ KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
 DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh)/build
 DEBUG_OUT := build/debug
 
-.PHONY: all modules user clean setup check demo debug-modules \
+.PHONY: all modules user clean setup check demo bench debug-modules \
 	vm-test vm-shell kunit print-kdir
 
 all: modules user
@@ -35,7 +36,7 @@ user:
 debug-modules:
 	rm -rf $(DEBUG_OUT) && mkdir -p $(DEBUG_OUT)/tests
 	cp -r Kbuild kdapl include $(DEBUG_OUT)/
-	cp -r tests/kunit tests/kmod $(DEBUG_OUT)/tests/
+	cp -r tests/kunit tests/kmod tests/bench $(DEBUG_OUT)/tests/
 	find $(DEBUG_OUT) -name '*.o' -o -name '*.ko' -o -name '.*.cmd' | \
 		xargs rm -f
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_OUT) KDAPL_TESTS=1 \
@@ -49,6 +50,10 @@ check:
 
 demo:
 	bash tests/demo.sh
+
+# See Documentation/benchmark.rst; BENCH_ARGS="--reps 3 --scale 50".
+bench:
+	bash tests/bench/run.sh $(BENCH_ARGS)
 
 # make vm-test T="ias_hotplug" [KERNEL=debug]
 KERNEL ?= distro

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: build kdapl and the benchmark modules, boot Debian's kernel
+# in the VM with soft RoCE, run kdapl_bench_raw.ko and kdapl_bench_dat.ko
+# alternately (tests/vm/cases/bench.sh) and print the table.
+#
+#   tests/bench/run.sh [--reps N] [--scale PERCENT] [--sizes 8,4096,...]
+#                      [--kernel distro|debug] [--dev rxe|siw] [--raw-mr]
+#                      [--aa]
+#
+# --raw-mr makes the raw half use MR lkeys, as kdapl's LMRs, instead of
+# the PD's local_dma_lkey (to tell the two effects apart).  --aa puts a
+# second raw half in place of kdapl: its ratios show the noise floor.
+#
+# The reference is the distro kernel on rxe; siw needs --kernel debug,
+# whose sanitizers (KASAN, lockdep, ...) make its figures meaningless for
+# anything but a smoke run.
+#
+# The table is also kept in build/bench/bench.txt, the figures of every
+# round in build/bench/bench-runs.txt.  The exit status says whether the
+# benchmark ran, not whether kdapl met the performance targets.
+
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+
+reps=15
+scale=50
+sizes=
+kernel=distro
+dev=rxe
+raw_mr=0
+aa=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) reps=${2:?}; shift ;;
+	--scale) scale=${2:?}; shift ;;
+	--sizes) sizes=${2:?}; shift ;;
+	--kernel) kernel=${2:?}; shift ;;
+	--dev) dev=${2:?}; shift ;;
+	--raw-mr) raw_mr=1 ;;
+	--aa) aa=1 ;;
+	*) echo "usage: $0 [--reps N] [--scale PERCENT] [--sizes LIST]" \
+		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr] [--aa]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+
+out=build/bench
+mkdir -p "$out"
+rm -f "$out/bench.txt" "$out/bench-runs.txt"
+printf 'REPS=%s\nSCALE=%s\nSIZES=%s\nDEV=%s\nRAW_MR=%s\nAA=%s\n' \
+	"$reps" "$scale" "$sizes" "$dev" "$raw_mr" "$aa" >"$out/bench.conf"
+case $kernel in
+distro) mods=tests/bench ;;
+debug) mods=build/debug/tests/bench ;;
+*) echo "$0: --kernel distro or debug" >&2; exit 2 ;;
+esac
+
+bash tests/setup.sh
+status=0
+echo "bench: $reps rounds of both halves in the $kernel VM on ${dev}0" \
+	"(about $(((reps * 40 * scale / 100 + 90) / 60)) min in TCG)..."
+# run-vm.sh builds kdapl and the test modules (tests/bench included).
+tests/run-vm.sh --quiet --mods "$mods" --blocks "$out" \
+	--file "$top/$out/bench.conf:/etc/kdapl-bench.conf" \
+	--timeout 900 --test-timeout 840 "$kernel" bench || status=$?
+echo
+if [ -s "$out/bench.txt" ]; then
+	cat "$out/bench.txt"
+else
+	echo "bench: the VM printed no table" >&2
+	status=1
+fi
+exit $status

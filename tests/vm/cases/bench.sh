@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: kdapl against raw ib_core verbs on rxe0 (or siw0 on the
+# debug kernel), in the same boot.  kdapl_bench.ko connects both halves,
+# measures each operation and size REPS times per half, alternating which
+# half goes first.  The table (medians of the rounds; ratios kdapl/raw as
+# medians of the per-round ratios) goes to the host as block "bench",
+# every measurement as block "bench-runs".  Performance never fails the
+# test: only a benchmark that cannot run does.
+#
+# /etc/kdapl-bench.conf (optional, from tests/bench/run.sh) may set REPS,
+# SCALE (iteration counts in percent), SIZES (comma separated), DEV
+# (rxe or siw), RAW_MR (1: the raw half uses MR lkeys, as kdapl does,
+# instead of the PD's local_dma_lkey) and AA (1: an A/A run, a second
+# raw half in place of kdapl, which shows the noise floor).
+
+. /usr/lib/kdapl/lib.sh
+
+REPS=15
+SCALE=50
+SIZES=
+DEV=rxe
+RAW_MR=0
+AA=0
+[ -r /etc/kdapl-bench.conf ] && . /etc/kdapl-bench.conf
+
+case $DEV in
+rxe) addr=10.0.2.15 desc="soft RoCE" ;;
+siw) addr=10.0.3.15 desc="soft iWARP" ;;
+*) die "DEV must be rxe or siw" ;;
+esac
+
+kdapl_load
+rdma_add "$DEV"
+
+params="reps=$REPS scale=$SCALE ip=$addr ia_name=${DEV}0-1 raw_mr=$RAW_MR"
+params="$params aa=$AA"
+[ -z "$SIZES" ] || params="$params sizes=$SIZES"
+
+dmesg -c >/dev/null
+failed=0
+# shellcheck disable=SC2086
+if insmod "$KDAPL_MODDIR/kdapl_bench.ko" $params; then
+	rmmod kdapl_bench
+else
+	failed=1
+	dmesg | grep kdapl_bench | sed 's/^/# /'
+fi
+runs=/tmp/bench-runs.txt
+dmesg | sed -n 's/.*KDAPL-BENCH-RUN //p' >"$runs"
+dmesg | sed -n 's/.*KDAPL-BENCH //p' >/tmp/bench-lines.txt
+
+# The table: medians of the rounds; ratios kdapl/raw are the medians of
+# the ratios of each round (whose two measurements ran back to back).
+awk -v kernel="$(uname -r)" -v dev="${DEV}0 ($desc)" -v addr="$addr" \
+	-v rawmr="$RAW_MR" -v aa="$AA" '
+function val(s, k,    n, i, kv) {
+	n = split(s, kv, " ")
+	for (i = 1; i <= n; i++)
+		if (index(kv[i], k "=") == 1)
+			return substr(kv[i], length(k) + 2)
+	return ""
+}
+function ratio(a, b) {
+	return b > 0 ? a / b : 0
+}
+NR == 1 {
+	printf "kdapl benchmark: %s, loopback on %s, kernel %s\n", dev, \
+		addr, kernel
+	printf "%d rounds, kdapl and raw back to back in each; medians.\n", \
+		val($0, "reps")
+	printf "rate: messages/s, window of 32; latency: round trip / 2 (us)\n"
+	printf "ratio: median of the per-round ratios kdapl/raw; best: ratio"
+	printf " of the best figures\n"
+	if (rawmr)
+		printf "raw half with MR lkeys (raw_mr=1)\n"
+	if (aa)
+		printf "A/A RUN: the kdapl columns are a second raw half\n"
+	printf "target: rate ratio >= 0.95, latency ratio <= 1.05\n\n"
+	printf "%-5s %7s  %9s %9s %5s  %8s %8s %5s  %-12s  %s\n", "op", \
+		"size", "raw msg/s", "kdapl", "ratio", "raw us", "kdapl us", \
+		"ratio", "note", "best"
+}
+{
+	q = val($0, "rate_ratio") / 1000; l = val($0, "lat_ratio") / 1000
+	note = (q >= 0.95 && l <= 1.05) ? "PASS" : "BELOW-TARGET"
+	if (note != "PASS")
+		below++
+	rows++
+	printf "%-5s %7d  %9d %9d %5.2f  %8.1f %8.1f %5.2f  %-12s  %.2f %.2f\n", \
+		val($0, "op"), val($0, "size"), val($0, "raw_rate"), \
+		val($0, "kdapl_rate"), q, val($0, "raw_lat_ns") / 1000, \
+		val($0, "kdapl_lat_ns") / 1000, l, note, \
+		ratio(val($0, "kdapl_rate_best"), val($0, "raw_rate_best")), \
+		ratio(val($0, "kdapl_lat_best"), val($0, "raw_lat_best"))
+}
+END {
+	if (!rows)
+		print "no results"
+	else
+		printf "\n%d of %d rows below target\n", below, rows
+}' /tmp/bench-lines.txt >/tmp/bench.txt
+
+emit_block bench-runs "$runs"
+emit_block bench /tmp/bench.txt
+cat /tmp/bench.txt
+
+rdma_del "${DEV}0"
+kdapl_unload
+[ "$failed" = 0 ] || die "kdapl_bench.ko failed to run"
+exit 0
