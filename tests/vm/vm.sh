@@ -250,9 +250,12 @@ for f in ${files[@]+"${files[@]}"}; do
 	copy_file "${f%%:*}" "${f#*:}"
 done
 
-# glibc loads libgcc_s at run time (thread exit and cancellation).
+# glibc loads libgcc_s at run time (thread exit and cancellation).  awk
+# reads to the end: leaving early would kill ldconfig with SIGPIPE, which
+# pipefail turns into a failure of the whole script once the cache no
+# longer fits in a pipe buffer.
 hostlib() {
-	ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }'
+	ldconfig -p | awk -v l="$1" '$1 == l && !found { print $NF; found = 1 }'
 }
 gcc_s=$(hostlib libgcc_s.so.1)
 has_lib() {
