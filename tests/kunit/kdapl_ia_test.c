@@ -252,7 +252,7 @@ static void kdapl_ia_query_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, prov->dapl_version_major, 2U);
 	KUNIT_EXPECT_EQ(test, prov->dapl_version_minor, 0U);
 	KUNIT_EXPECT_EQ(test, prov->is_thread_safe, DAT_TRUE);
-	KUNIT_EXPECT_EQ(test, prov->max_private_data_size, iwarp ? 508 : 56);
+	KUNIT_EXPECT_EQ(test, prov->max_private_data_size, iwarp ? 252 : 56);
 	KUNIT_EXPECT_EQ(test, prov->rdma_write_for_rdma_read_req,
 			iwarp ? DAT_TRUE : DAT_FALSE);
 
