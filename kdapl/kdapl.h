@@ -176,6 +176,8 @@ DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			    DAT_RETURN_SUBTYPE bad_handle,
 			    struct kdapl_object **objp);
 void kdapl_object_put(struct kdapl_object *obj);
+struct kdapl_object *kdapl_object_lookup_rcu(DAT_HANDLE handle,
+					     DAT_HANDLE_TYPE type);
 const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type);
 
 /*
@@ -345,6 +347,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 			    const DAT_UPCALL_OBJECT *upcall,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
+bool kdapl_evd_post_event(struct kdapl_evd *evd, DAT_EVENT *event);
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				   enum kdapl_stream stream,
 				   DAT_COMPLETION_FLAGS flags);

@@ -268,11 +268,11 @@ static void kdapl_dto_req_dims(const DAT_EP_ATTR *attr, u32 *count, u32 *iov)
  * Completions
  */
 
-/* Deliver a completion event to @evd, if any. */
-static void kdapl_dto_deliver(struct kdapl_evd *evd, const DAT_EVENT *ev)
+/* Deliver a completion event to @evd, if any; @ev is used up. */
+static void kdapl_dto_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
 {
 	if (evd)
-		kdapl_evd_post(evd, ev);
+		kdapl_evd_post_event(evd, ev);
 }
 
 /*
@@ -813,6 +813,24 @@ static bool kdapl_dto_flush_state(DAT_EP_STATE state)
 	       state == DAT_EP_STATE_COMPLETION_PENDING;
 }
 
+/*
+ * The EP of a handle, for a post, without a reference: the caller holds
+ * rcu_read_lock() until it holds ep->lock, and posts only if ep->dto is
+ * still there.  That pins everything the post uses: kdapl_ep_destroy()
+ * clears ep->dto under ep->lock (kdapl_dto_ep_fini()) before it lets go
+ * of the EP's PZ and EVDs, the EP's memory is freed only once it is
+ * unpublished and after a grace period (kfree_rcu()), and ep->qp is
+ * cleared under ep->lock before the QP is destroyed.  Saves the atomic
+ * get and put of kdapl_get() on every post.
+ */
+static struct kdapl_ep *kdapl_dto_ep(DAT_EP_HANDLE ep_handle)
+{
+	struct kdapl_object *obj;
+
+	obj = kdapl_object_lookup_rcu(ep_handle, DAT_HANDLE_TYPE_EP);
+	return obj ? container_of(obj, struct kdapl_ep, obj) : NULL;
+}
+
 /* What a local segment is used for. */
 enum kdapl_dto_use {
 	KDAPL_DTO_SOURCE,	/* read by the device: send, RDMA Write */
@@ -924,9 +942,13 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 	u32 limit;
 	u64 total = 0;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
+	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
+	rcu_read_lock();
+	ep = kdapl_dto_ep(ep_handle);
+	if (!ep) {
+		rcu_read_unlock();
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	}
 	if (num_segments < 0) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
@@ -971,6 +993,8 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 			flushed.op = DAT_DTO_RECEIVE;
 			kdapl_dto_flush_event(ep, &flushed, &ev);
 			WRITE_ONCE(ep->recvs_posted, true);
+			/* The upcall may sleep: a reference, not RCU. */
+			kref_get(&ep->obj.ref);
 			flush = true;
 		}
 		goto unlock;
@@ -1015,12 +1039,14 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 	WRITE_ONCE(ep->recvs_posted, true);
 unlock:
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (flush)
-		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
 out:
+	rcu_read_unlock();
+	if (flush) {
+		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+		kdapl_object_put(&ep->obj);
+	}
 	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
 			     user_cookie.as_64, total, num_segments, ret);
-	kdapl_object_put(&ep->obj);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(dat_ep_post_recv);
@@ -1143,9 +1169,13 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 		struct ib_rdma_wr rdma;
 	} wr;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
+	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
+	rcu_read_lock();
+	ep = kdapl_dto_ep(ep_handle);
+	if (!ep) {
+		rcu_read_unlock();
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	}
 	if (req->n < 0) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
 		goto out;
@@ -1258,9 +1288,9 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 unlock:
 	spin_unlock_irqrestore(&ep->lock, flags);
 out:
+	rcu_read_unlock();
 	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, req->op,
 			     req->cookie.as_64, total, req->n, ret);
-	kdapl_object_put(&ep->obj);
 	return ret;
 }
 

@@ -192,6 +192,7 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	__releases(&evd->lock)
 {
 	DAT_UPCALL_OBJECT upcall;
+	const DAT_EVENT *next;
 	bool report = false;
 	DAT_EVENT event;
 	bool more;
@@ -200,8 +201,10 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	while (kdapl_evd_may_deliver(evd)) {
 		if (evd->count) {
 			kdapl_evd_pop(evd, &event);
+			next = &event;
 		} else if (pending) {
-			event = *pending;
+			/* The caller's event, handed over as it is. */
+			next = pending;
 			pending = NULL;
 		} else {
 			break;
@@ -209,7 +212,7 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 		more = evd->count || pending;
 		upcall = evd->upcall;
 		spin_unlock_irqrestore(&evd->lock, flags);
-		upcall.upcall_func(upcall.instance_data, &event,
+		upcall.upcall_func(upcall.instance_data, next,
 				   more ? DAT_TRUE : DAT_FALSE);
 		spin_lock_irqsave(&evd->lock, flags);
 	}
@@ -246,19 +249,18 @@ static void kdapl_evd_notify(struct kdapl_evd *evd, const DAT_EVENT *event,
 }
 
 /*
- * Deliver one event: to the upcall or into the ring.  Returns 0, or
- * -ENOSPC when the ring was full (overflow reported), or -ENODEV when
- * the EVD has been freed.
+ * Deliver one event: to the upcall or into the ring.  @ev is the
+ * caller's, not copied but for the ring; its evd_handle is set here.
+ * Returns 0, or -ENOSPC when the ring was full (overflow reported), or
+ * -ENODEV when the EVD has been freed.
  */
-static int kdapl_evd_deliver(struct kdapl_evd *evd, const DAT_EVENT *event)
+static int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
 {
 	bool report = false;
 	unsigned long flags;
-	DAT_EVENT ev;
 	int ret;
 
-	ev = *event;
-	ev.evd_handle = kdapl_object_handle(&evd->obj);
+	ev->evd_handle = kdapl_object_handle(&evd->obj);
 
 	spin_lock_irqsave(&evd->lock, flags);
 	if (!evd->ring) {
@@ -272,13 +274,13 @@ static int kdapl_evd_deliver(struct kdapl_evd *evd, const DAT_EVENT *event)
 		fallthrough;
 	case DAT_UPCALL_MANY:
 		evd->upcalls_running++;
-		return kdapl_evd_run_upcalls(evd, &ev, flags);
+		return kdapl_evd_run_upcalls(evd, ev, flags);
 	default:
 		break;
 	}
-	ret = kdapl_evd_queue(evd, &ev, &report);
+	ret = kdapl_evd_queue(evd, ev, &report);
 	if (!ret && evd->policy == DAT_UPCALL_NOTIFY) {
-		kdapl_evd_notify(evd, &ev, flags);
+		kdapl_evd_notify(evd, ev, flags);
 		return 0;
 	}
 	spin_unlock_irqrestore(&evd->lock, flags);
@@ -311,9 +313,28 @@ static int kdapl_evd_deliver(struct kdapl_evd *evd, const DAT_EVENT *event)
  */
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 {
-	return !kdapl_evd_deliver(evd, event);
+	DAT_EVENT ev = *event;
+
+	return !kdapl_evd_deliver(evd, &ev);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
+
+/**
+ * kdapl_evd_post_event - kdapl_evd_post() without copying the event
+ * @evd: as for kdapl_evd_post()
+ * @event: the event, which the caller gives up: its evd_handle is set,
+ *	and the upcall may be handed @event itself
+ *
+ * For completion handlers that build the event on their stack.
+ *
+ * Context: as kdapl_evd_post().
+ * Return: as kdapl_evd_post().
+ */
+bool kdapl_evd_post_event(struct kdapl_evd *evd, DAT_EVENT *event)
+{
+	return !kdapl_evd_deliver(evd, event);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post_event);
 
 /* ---------------------------------------------------------------------
  * Creation and freeing
@@ -604,6 +625,7 @@ DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 {
 	struct kdapl_evd *evd;
 	DAT_RETURN ret;
+	DAT_EVENT ev;
 	int err;
 
 	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
@@ -615,7 +637,8 @@ DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 		goto out;
 	}
-	err = kdapl_evd_deliver(evd, event);
+	ev = *event;
+	err = kdapl_evd_deliver(evd, &ev);
 	if (err == -ENOSPC)
 		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	else if (err)

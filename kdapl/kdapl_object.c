@@ -199,6 +199,39 @@ DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get);
 
 /**
+ * kdapl_object_lookup_rcu() - look up a handle without taking a reference
+ * @handle: the handle
+ * @type: the type the handle must have
+ *
+ * For fast paths that pin the object by other means once found: the
+ * caller holds rcu_read_lock() from the lookup until it has taken a lock
+ * of the object under which it checks that the object is still in
+ * service (object memory is freed only after a grace period).
+ *
+ * Context: any context, under rcu_read_lock().
+ * Return: the object, or NULL if @handle is NULL, of another type, stale
+ * or unknown, or the object is being released.
+ */
+struct kdapl_object *kdapl_object_lookup_rcu(DAT_HANDLE handle,
+					     DAT_HANDLE_TYPE type)
+{
+	u64 v = (u64)(uintptr_t)handle;
+	struct kdapl_object *obj;
+	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "handle lookup outside an RCU read section");
+	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
+		return NULL;
+	obj = xa_load(&kdapl_handles, (u32)v);
+	if (!obj || obj->type != type || obj->gen != gen ||
+	    !kref_read(&obj->ref))
+		return NULL;
+	return obj;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_lookup_rcu);
+
+/**
  * kdapl_object_get_typed() - kdapl_object_get() returning the container
  * @handle: the handle
  * @type: the type the handle must have
