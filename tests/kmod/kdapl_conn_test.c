@@ -21,6 +21,10 @@
  * rsp       a Reserved Service Point: RESERVED, TENTATIVE, accept
  * timeout   connect to an address with no host
  * flush     abrupt disconnect with DTOs outstanding: each completes once
+ * rmr       RMR bind/unbind/rebind, RDMA outside a window, with stale
+ *	     contexts and to a freed LMR, send with invalidate, RDMA read
+ *	     into an RMR
+ * handoff   a connection request handed from one PSP to another
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -1631,6 +1635,458 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 9. rmr: RMR bind, remote access errors, send with invalidate
+ */
+
+#define KCT_RMR_OFF		SZ_64K
+#define KCT_RMR_LEN		SZ_16K
+#define KCT_RMR_RECVS		8
+#define KCT_RMR_PRIV		(DAT_MEM_PRIV_LOCAL_READ_FLAG |		\
+				 DAT_MEM_PRIV_LOCAL_WRITE_FLAG |	\
+				 DAT_MEM_PRIV_REMOTE_READ_FLAG |	\
+				 DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+
+/*
+ * Bind (@len > 0) or unbind (@len == 0) @rmr on @s's EP over @len bytes
+ * at @off of @b; the DAT_RMR_BIND_COMPLETION_EVENT must follow on the
+ * request EVD.
+ */
+static bool kct_bind(struct kct *t, struct kct_side *s, DAT_RMR_HANDLE rmr,
+		     struct kct_buf *b, size_t off, u32 len, u64 cookie,
+		     DAT_RMR_CONTEXT *ctx)
+{
+	DAT_LMR_TRIPLET tr = {
+		.virtual_address = (uintptr_t)b->va + off,
+		.segment_length = len,
+		.lmr_context = b->lctx,
+	};
+	DAT_RMR_COOKIE ck = { .as_64 = cookie };
+	DAT_RMR_BIND_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	if (!KCT_OK(dat_rmr_bind(rmr, len ? b->lmr : DAT_HANDLE_NULL, &tr,
+				 KCT_RMR_PRIV, DAT_VA_TYPE_VA, s->ep, ck,
+				 DAT_COMPLETION_DEFAULT_FLAG, ctx)) ||
+	    !kct_wait(t, s->req_evd, &ev, KCT_WAIT_MS, "bind completion",
+		      false))
+		return false;
+	d = &ev.event_data.rmr_completion_event_data;
+	return KCT_CHECK(ev.event_number == DAT_RMR_BIND_COMPLETION_EVENT &&
+			 ev.evd_handle == s->req_evd &&
+			 d->rmr_handle == rmr &&
+			 d->user_cookie.as_64 == cookie &&
+			 d->status == DAT_RMR_BIND_SUCCESS &&
+			 (len ? *ctx != 0 : *ctx == 0),
+			 "bind: event 0x%x rmr %p cookie 0x%llx status %d context 0x%x",
+			 ev.event_number, d->rmr_handle, d->user_cookie.as_64,
+			 d->status, *ctx);
+}
+
+/* One client RDMA write or read of @len bytes at @loff of its big LMR. */
+static bool kct_rdma1(struct kct *t, bool read, size_t loff, u64 raddr,
+		      u32 len, DAT_RMR_CONTEXT rctx, u64 ck)
+{
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)t->cli.big.va + loff,
+		.segment_length = len,
+		.lmr_context = t->cli.big.lctx,
+	};
+	DAT_RMR_TRIPLET r = {
+		.virtual_address = raddr,
+		.segment_length = len,
+		.rmr_context = rctx,
+	};
+	DAT_DTO_COOKIE c = { .as_64 = ck };
+
+	return KCT_OK(kct_post_rdma(t, read, 1, &iov, c, &r));
+}
+
+/*
+ * Write @len bytes to [@raddr) and read them back; data checked.  An
+ * RDMA write completing says nothing of its placement at the peer on
+ * iWARP (siw completes it once sent): the read that follows it on the
+ * same EP does.
+ */
+static bool kct_rmr_rw(struct kct *t, u64 raddr, u32 len,
+		       DAT_RMR_CONTEXT rctx, u32 seed)
+{
+	u8 *local = t->cli.big.va, *back = local + SZ_256K;
+	u8 *remote = t->srv.big.va + (raddr - (uintptr_t)t->srv.big.va);
+
+	kct_fill(local, len, seed);
+	memset(remote, 0, len);
+	memset(back, 0, len);
+	if (!kct_rdma1(t, false, 0, raddr, len, rctx,
+		       KCT_COOKIE(KCT_CK_WRITE, seed)) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_WRITE,
+			  KCT_COOKIE(KCT_CK_WRITE, seed), len, "RMR write") ||
+	    !kct_rdma1(t, true, SZ_256K, raddr, len, rctx,
+		       KCT_COOKIE(KCT_CK_READ, seed)) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			  KCT_COOKIE(KCT_CK_READ, seed), len, "RMR read") ||
+	    !KCT_CHECK(!memcmp(remote, local, len),
+		       "RMR write of %u bytes: data differs", len) ||
+	    !KCT_CHECK(!memcmp(back, local, len),
+		       "RMR read of %u bytes: data differs", len))
+		return false;
+	/* And a read of what the server put there. */
+	kct_fill(remote, len, seed + 1);
+	return kct_rdma1(t, true, SZ_256K, raddr, len, rctx,
+			 KCT_COOKIE(KCT_CK_READ, seed + 1)) &&
+	       kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			    KCT_COOKIE(KCT_CK_READ, seed + 1), len,
+			    "RMR read") &&
+	       KCT_CHECK(!memcmp(remote, back, len),
+			 "RMR read of %u bytes: data differs", len);
+}
+
+/* The next connection event of @s within @ms, or 0 (logged). */
+static DAT_EVENT_NUMBER kct_next_conn(struct kct *t, struct kct_side *s,
+				      unsigned int ms)
+{
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, s->conn_evd, &ev, ms, "", true))
+		return 0;
+	return ev.event_number;
+}
+
+/*
+ * After a fault: @sev and @cev are the connection events the server and
+ * the client reported by themselves (0: none yet).  A side still
+ * connected is disconnected abruptly; both must end DISCONNECTED with
+ * DISCONNECTED or BROKEN reported, the client's receives flushed; then
+ * both EPs are reset and connected again with fresh receives.
+ */
+static bool kct_rmr_reconnect(struct kct *t, DAT_EVENT_NUMBER sev,
+			      DAT_EVENT_NUMBER cev)
+{
+	DAT_EVENT est;
+
+	if (!cev) {
+		if (!KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) ||
+		    !KCT_OK(dat_ep_disconnect(t->cli.ep,
+					      DAT_CLOSE_ABRUPT_FLAG)))
+			return false;
+		cev = kct_next_conn(t, &t->cli, KCT_WAIT_MS);
+	}
+	if (!sev)
+		sev = kct_next_conn(t, &t->srv, KCT_WAIT_MS);
+	if (!KCT_CHECK((sev == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			sev == DAT_CONNECTION_EVENT_BROKEN) &&
+		       (cev == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			cev == DAT_CONNECTION_EVENT_BROKEN),
+		       "connection events: server 0x%x, client 0x%x", sev,
+		       cev) ||
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !kct_flush_recvs(t, &t->cli) ||
+	    !kct_quiet(t, t->srv.conn_evd, "server connection") ||
+	    !kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !KCT_OK(dat_ep_reset(t->srv.ep)) ||
+	    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
+	    !kct_post_recvs(t, &t->srv, KCT_RMR_RECVS) ||
+	    !kct_post_recvs(t, &t->cli, KCT_RMR_RECVS))
+		return false;
+	return kct_connect(t, NULL, 0, NULL, 0, &est);
+}
+
+/*
+ * A client RDMA write with cookie @ck (posted by the caller) hit memory
+ * it may not reach.  Its completion is @want, and the connection breaks
+ * on both sides: the server's receives flush and each side reports its
+ * connection event; then reconnect with fresh receives.
+ */
+static bool kct_rmr_fault(struct kct *t, const char *what, u64 ck)
+{
+	DAT_DTO_COMPLETION_STATUS want = t->iwarp ? DAT_DTO_SUCCESS :
+					 DAT_DTO_ERR_REMOTE_ACCESS;
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT_NUMBER cev, sev;
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, t->cli.req_evd, &ev, KCT_WAIT_MS, what, false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	pr_info(KCT "rmr: %s: client status %d\n", what, d->status);
+	if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		       d->ep_handle == t->cli.ep &&
+		       d->user_cookie.as_64 == ck &&
+		       d->operation == DAT_DTO_RDMA_WRITE &&
+		       d->status == want,
+		       "%s: event 0x%x cookie 0x%llx op %d status %d, expected status %d",
+		       what, ev.event_number, d->user_cookie.as_64,
+		       d->operation, d->status, want) ||
+	    !kct_flush_recvs(t, &t->srv))
+		return false;
+	sev = kct_next_conn(t, &t->srv, 2000);
+	cev = kct_next_conn(t, &t->cli, 2000);
+	pr_info(KCT "rmr: %s: server event 0x%x (%s), client event 0x%x (%s)\n",
+		what, sev, kct_conn_event_name(sev), cev,
+		kct_conn_event_name(cev));
+	/*
+	 * rxe moves both QPs to the error state without an affiliated
+	 * event: no connection event until a side disconnects.
+	 */
+	if (!t->iwarp && !KCT_CHECK(!sev && !cev,
+				    "%s: connection events 0x%x 0x%x on RoCE",
+				    what, sev, cev))
+		return false;
+	/*
+	 * siw: the server terminates the connection (BROKEN, or
+	 * DISCONNECTED when the close overtakes the QP error); the client
+	 * sees it closed by its peer.
+	 */
+	if (t->iwarp &&
+	    !KCT_CHECK(cev == DAT_CONNECTION_EVENT_DISCONNECTED &&
+		       (sev == DAT_CONNECTION_EVENT_BROKEN ||
+			sev == DAT_CONNECTION_EVENT_DISCONNECTED),
+		       "%s: connection events 0x%x 0x%x on iWARP", what, sev,
+		       cev))
+		return false;
+	return kct_rmr_reconnect(t, sev, cev);
+}
+
+/* A client RDMA write of one byte at @raddr with @rctx that must fail. */
+static bool kct_rmr_bad_write(struct kct *t, const char *what, u64 raddr,
+			      DAT_RMR_CONTEXT rctx, u32 n)
+{
+	u64 ck = KCT_COOKIE(KCT_CK_WRITE, 0x1000 + n);
+
+	return kct_rdma1(t, false, 0, raddr, 1, rctx, ck) &&
+	       kct_rmr_fault(t, what, ck);
+}
+
+static void kct_rmr(struct kct *t)
+{
+	DAT_RMR_CONTEXT ctx = 0, old, inv;
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL, crmr = DAT_HANDLE_NULL;
+	struct kct_buf x = { };
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET lr, rr;
+	DAT_DTO_COOKIE ck;
+	DAT_EVENT est, ev;
+	u64 base;
+	DAT_RETURN r;
+
+	if (!kct_open(t, port + 8, true) ||
+	    !kct_buf_init(t, &x, SZ_16K, DAT_MEM_PRIV_ALL_FLAG) ||
+	    !kct_post_recvs(t, &t->srv, KCT_RMR_RECVS) ||
+	    !kct_post_recvs(t, &t->cli, KCT_RMR_RECVS) ||
+	    !kct_connect(t, NULL, 0, NULL, 0, &est) ||
+	    !KCT_OK(dat_rmr_create(t->pz, &rmr)))
+		goto out;
+	base = (uintptr_t)t->srv.big.va + KCT_RMR_OFF;
+
+	/* 1. Bind a sub-range of the server's big LMR. */
+	if (!kct_bind(t, &t->srv, rmr, &t->srv.big, KCT_RMR_OFF, KCT_RMR_LEN,
+		      0x5151, &ctx) ||
+	    !KCT_CHECK(ctx != t->srv.big.rctx,
+		       "RMR context 0x%x is the LMR's", ctx))
+		goto out;
+	kct_pass(t, "bind");
+
+	/* 2. RDMA write and read through it. */
+	if (!kct_rmr_rw(t, base, KCT_RMR_LEN, ctx, 1) ||
+	    !kct_rmr_rw(t, base + KCT_RMR_LEN - 100, 100, ctx, 2))
+		goto out;
+	kct_pass(t, "access");
+
+	/* 3. One byte past the end of the window. */
+	if (!kct_rmr_bad_write(t, "write past the window",
+			       base + KCT_RMR_LEN, ctx, 1))
+		goto out;
+	kct_pass(t, "range");
+
+	/* 4. Unbind: the context is dead; a rebind gives a new one. */
+	old = ctx;
+	if (!kct_rmr_rw(t, base, 4096, ctx, 3) ||
+	    !kct_bind(t, &t->srv, rmr, &t->srv.big, 0, 0, 0x5152, &ctx) ||
+	    !kct_rmr_bad_write(t, "write after unbind", base, old, 2) ||
+	    !kct_bind(t, &t->srv, rmr, &t->srv.big, KCT_RMR_OFF, KCT_RMR_LEN,
+		      0x5153, &ctx) ||
+	    !KCT_CHECK(ctx != old, "rebind kept context 0x%x", ctx) ||
+	    !kct_rmr_rw(t, base, KCT_RMR_LEN, ctx, 4) ||
+	    !kct_rmr_bad_write(t, "write with a stale context", base, old, 3) ||
+	    !kct_rmr_rw(t, base, 4096, ctx, 5))
+		goto out;
+	kct_pass(t, "unbind");
+
+	/* 5. dat_lmr_free() of an LMR in use by an RMR, then without. */
+	if (!kct_bind(t, &t->srv, rmr, &x, 0, SZ_4K, 0x5154, &ctx) ||
+	    !KCT_RET(dat_lmr_free(x.lmr),
+		     dat_error(DAT_INVALID_STATE,
+			       DAT_INVALID_STATE_LMR_IN_USE)) ||
+	    !kct_rmr_rw(t, (uintptr_t)x.va, SZ_4K, x.rctx, 6) ||
+	    !KCT_OK(dat_rmr_free(rmr)))
+		goto out;
+	rmr = DAT_HANDLE_NULL;
+	if (!KCT_OK(dat_lmr_free(x.lmr)))
+		goto out;
+	x.lmr = DAT_HANDLE_NULL;
+	if (!kct_rmr_bad_write(t, "write to a freed LMR", (uintptr_t)x.va,
+			       x.rctx, 4))
+		goto out;
+	kct_pass(t, "lmr_free");
+
+	/* 6. Send with invalidate of a bound RMR of the server. */
+	if (!KCT_OK(dat_rmr_create(t->pz, &rmr)) ||
+	    !kct_bind(t, &t->srv, rmr, &t->srv.big, KCT_RMR_OFF, KCT_RMR_LEN,
+		      0x5155, &inv) ||
+	    !kct_rmr_rw(t, base, 4096, inv, 7))
+		goto out;
+	kct_fill(t->cli.msg.va + KCT_RECV_SLOTS * KCT_SLOT, 32, 77);
+	iov.virtual_address = (uintptr_t)t->cli.msg.va +
+			      KCT_RECV_SLOTS * KCT_SLOT;
+	iov.segment_length = 32;
+	iov.lmr_context = t->cli.msg.lctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 77);
+	if (!KCT_OK(dat_ep_post_send_with_invalidate(t->cli.ep, 1, &iov, ck,
+						     DAT_COMPLETION_DEFAULT_FLAG,
+						     DAT_TRUE, inv)) ||
+	    !kct_wait(t, t->srv.recv_evd, &ev, KCT_WAIT_MS,
+		      "receive with invalidate", false))
+		goto out;
+	d = &ev.event_data.dto_completion_event_data;
+	if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		       d->ep_handle == t->srv.ep &&
+		       d->status == DAT_DTO_SUCCESS &&
+		       d->operation == DAT_DTO_RECEIVE_WITH_INVALIDATE &&
+		       d->rmr_context == inv &&
+		       d->transfered_length == 32 &&
+		       KCT_CK_KIND(d->user_cookie.as_64) == KCT_CK_RECV &&
+		       test_and_clear_bit(KCT_CK_NUM(d->user_cookie.as_64),
+					  t->srv.recv_posted),
+		       "receive: event 0x%x status %d op %d context 0x%x (sent 0x%x) len %u",
+		       ev.event_number, d->status, d->operation,
+		       d->rmr_context, inv, d->transfered_length) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			  ck.as_64, 32, "send with invalidate") ||
+	    !kct_rmr_bad_write(t, "write after invalidate", base, inv, 5))
+		goto out;
+	kct_pass(t, "invalidate");
+
+	/* 7. RDMA read into a bound RMR of the client. */
+	memset(t->cli.big.va, 0, SZ_16K);
+	kct_fill(t->srv.big.va, SZ_16K, 99);
+	if (!KCT_OK(dat_rmr_create(t->pz, &crmr)) ||
+	    !kct_bind(t, &t->cli, crmr, &t->cli.big, 0, SZ_16K, 0x5156,
+		      &ctx))
+		goto out;
+	lr.virtual_address = (uintptr_t)t->cli.big.va;
+	lr.segment_length = SZ_16K;
+	lr.rmr_context = ctx;
+	rr.virtual_address = (uintptr_t)t->srv.big.va;
+	rr.segment_length = SZ_16K;
+	rr.rmr_context = t->srv.big.rctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_READ, 99);
+	r = dat_ep_post_rdma_read_to_rmr(t->cli.ep, &lr, ck, &rr,
+					 DAT_COMPLETION_DEFAULT_FLAG);
+	if (!KCT_OK(r) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			  ck.as_64, SZ_16K, "RDMA read to RMR") ||
+	    !KCT_CHECK(!memcmp(t->cli.big.va, t->srv.big.va, SZ_16K),
+		       "RDMA read to RMR: data differs") ||
+	    !KCT_RET(dat_ep_post_rdma_read_to_rmr(t->cli.ep, NULL, ck, &rr,
+						  DAT_COMPLETION_DEFAULT_FLAG),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)))
+		goto out;
+	kct_pass(t, "read_to_rmr");
+
+	if (!kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG))
+		goto out;
+out:
+	if (crmr)
+		KCT_OK(dat_rmr_free(crmr));
+	if (rmr)
+		KCT_OK(dat_rmr_free(rmr));
+	if (x.va)
+		kct_buf_fini(t, &x);
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
+ * 10. handoff: a CR passed from one PSP to another
+ */
+
+static void kct_handoff(struct kct *t)
+{
+	DAT_CONN_QUAL qb = port + 10;
+	DAT_PSP_HANDLE psp_b = DAT_HANDLE_NULL;
+	DAT_EVD_HANDLE evd_b = DAT_HANDLE_NULL;
+	DAT_CR_ARRIVAL_EVENT_DATA *cra;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM crp;
+	DAT_EVENT ev;
+
+	if (!kct_open(t, port + 9, false) ||
+	    !KCT_OK(dat_evd_kcreate(t->ia, 16, DAT_UPCALL_DISABLE, NULL,
+				    DAT_EVD_CR_FLAG, &evd_b)) ||
+	    !KCT_OK(dat_psp_create(t->ia, qb, evd_b, DAT_PSP_CONSUMER_FLAG,
+				   &psp_b)) ||
+	    !KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   t->qual, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "connection request on A",
+		      false))
+		goto out;
+	cra = &ev.event_data.cr_arrival_event_data;
+	cr = cra->cr_handle;
+	if (!KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT &&
+		       cra->sp_handle.psp_handle == t->psp &&
+		       cra->conn_qual == t->qual,
+		       "request on A: event 0x%x psp %p qual %llu",
+		       ev.event_number, cra->sp_handle.psp_handle,
+		       cra->conn_qual) ||
+	    /* Errors leave the CR where it is. */
+	    !KCT_RET(dat_cr_handoff(cr, port + 11),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)) ||
+	    !KCT_RET(dat_cr_handoff(DAT_HANDLE_NULL, qb),
+		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)) ||
+	    !KCT_RET(dat_cr_handoff((DAT_CR_HANDLE)t->cli.ep, qb),
+		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)) ||
+	    !KCT_OK(dat_cr_handoff(cr, qb)) ||
+	    !kct_wait(t, evd_b, &ev, KCT_WAIT_MS, "connection request on B",
+		      false))
+		goto out;
+	if (!KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT &&
+		       ev.evd_handle == evd_b &&
+		       cra->cr_handle == cr &&
+		       cra->sp_handle.psp_handle == psp_b &&
+		       cra->conn_qual == qb,
+		       "request on B: event 0x%x CR %p (was %p) psp %p qual %llu",
+		       ev.event_number, cra->cr_handle, cr,
+		       cra->sp_handle.psp_handle, cra->conn_qual) ||
+	    !kct_quiet(t, t->cr_evd, "CR A") ||
+	    !KCT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp)) ||
+	    !KCT_CHECK(crp.local_ep_handle == DAT_HANDLE_NULL,
+		       "handed-off CR has EP %p", crp.local_ep_handle) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING))
+		goto out;
+	kct_pass(t, "moved");
+	if (!KCT_OK(dat_cr_accept(cr, t->srv.ep, 0, NULL)) ||
+	    !KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    !KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) ||
+	    /* An accepted CR is gone. */
+	    !KCT_RET(dat_cr_handoff(cr, t->qual),
+		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)) ||
+	    !kct_quiet(t, evd_b, "CR B") ||
+	    !kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG))
+		goto out;
+	kct_pass(t, "accept");
+out:
+	if (psp_b)
+		KCT_OK(dat_psp_free(psp_b));
+	if (evd_b)
+		KCT_OK(dat_evd_free(evd_b));
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -1647,6 +2103,8 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "rsp", kct_rsp },
 	{ "timeout", kct_timeout },
 	{ "flush", kct_flush },
+	{ "rmr", kct_rmr },
+	{ "handoff", kct_handoff },
 };
 
 static bool kct_selected(const char *name)
