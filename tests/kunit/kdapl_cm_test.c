@@ -101,26 +101,6 @@ static DAT_EP_HANDLE kdapl_cm_ep(struct kunit *test, struct kdapl_cm_env *env,
 	return ep;
 }
 
-static DAT_EP_STATE kdapl_cm_state(struct kunit *test, DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE state = -1;
-
-	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &state, NULL, NULL),
-			DAT_SUCCESS);
-	return state;
-}
-
-static void kdapl_cm_set_state(struct kunit *test, DAT_EP_HANDLE ep,
-			       DAT_EP_STATE state)
-{
-	struct kdapl_ep *e;
-
-	KUNIT_ASSERT_EQ(test, kdapl_get(ep, EP, DAT_INVALID_HANDLE_EP, &e),
-			DAT_SUCCESS);
-	kdapl_ep_set_state(e, state);
-	kdapl_object_put(&e->obj);
-}
-
 /* Wait for the next event of @evd; false after @ms without one. */
 static bool kdapl_cm_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event,
 			  unsigned int ms)
@@ -176,7 +156,7 @@ static void kdapl_cm_reset(struct kunit *test, DAT_EP_HANDLE ep)
 {
 	kdapl_cm_idle(test, ep);
 	KUNIT_EXPECT_EQ(test, dat_ep_reset(ep), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_UNCONNECTED);
 }
 
@@ -275,7 +255,7 @@ static void kdapl_cm_args_test(struct kunit *test)
 			KDAPL_ERR(DAT_INVALID_STATE,
 				  DAT_INVALID_STATE_EP_UNCONFIGURED));
 	/* None of them moved the EP. */
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_UNCONNECTED);
 
 	KUNIT_EXPECT_EQ(test, dat_ep_dup_connect(env->pz, dup, to, 0, NULL,
@@ -352,14 +332,14 @@ static void kdapl_cm_state_test(struct kunit *test)
 		kunit_info(test, "state %d", s);
 		/* dat_ep_connect(): only UNCONNECTED (tested elsewhere). */
 		if (s != DAT_EP_STATE_UNCONNECTED) {
-			kdapl_cm_set_state(test, ep, s);
+			kdapl_test_set_ep_state(test, ep, s);
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_connect(ep, kdapl_cm_sa(&sin),
 						       KDAPL_CM_TEST_NOLISTEN,
 						       to, 0, NULL,
 						       DAT_QOS_BEST_EFFORT, 0),
 					state_err);
-			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep), s);
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_dup_connect(ep, fresh, to, 0,
 							   NULL,
@@ -368,7 +348,7 @@ static void kdapl_cm_state_test(struct kunit *test)
 		}
 
 		/* dat_ep_dup_connect(): the duplicated EP in state @s. */
-		kdapl_cm_set_state(test, dup, s);
+		kdapl_test_set_ep_state(test, dup, s);
 		if (s == DAT_EP_STATE_CONNECTED)
 			/* Forced: it has no peer address to go to. */
 			KUNIT_EXPECT_EQ(test,
@@ -383,11 +363,11 @@ static void kdapl_cm_state_test(struct kunit *test)
 							   NULL,
 							   DAT_QOS_BEST_EFFORT),
 					state_err);
-		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, fresh),
+		KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, fresh),
 				DAT_EP_STATE_UNCONNECTED);
 
 		/* dat_ep_disconnect(), both flags. */
-		kdapl_cm_set_state(test, ep, s);
+		kdapl_test_set_ep_state(test, ep, s);
 		switch (s) {
 		case DAT_EP_STATE_UNCONNECTED:
 		case DAT_EP_STATE_RESERVED:
@@ -399,18 +379,18 @@ static void kdapl_cm_state_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_disconnect(ep, gr),
 					state_err);
-			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep), s);
 			break;
 		case DAT_EP_STATE_DISCONNECT_PENDING:
 			/* Graceful again does nothing, abrupt finishes. */
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_disconnect(ep, gr),
 					DAT_SUCCESS);
-			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep), s);
+			KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep), s);
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_disconnect(ep, ab),
 					DAT_SUCCESS);
-			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 					DAT_EP_STATE_DISCONNECTED);
 			break;
 		default:
@@ -418,23 +398,23 @@ static void kdapl_cm_state_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_disconnect(ep, ab),
 					DAT_SUCCESS);
-			KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+			KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 					DAT_EP_STATE_DISCONNECTED);
-			kdapl_cm_set_state(test, ep, s);
+			kdapl_test_set_ep_state(test, ep, s);
 			KUNIT_EXPECT_EQ(test,
 					dat_ep_disconnect(ep, gr),
 					DAT_SUCCESS);
 			if (s == DAT_EP_STATE_DISCONNECTED)
 				KUNIT_EXPECT_EQ(test,
-						kdapl_cm_state(test, ep), s);
+						kdapl_test_ep_state(test, ep), s);
 			break;
 		}
 	}
 	/* No connection existed: no connection event either. */
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->conn, &ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
-	kdapl_cm_set_state(test, ep, DAT_EP_STATE_UNCONNECTED);
-	kdapl_cm_set_state(test, dup, DAT_EP_STATE_UNCONNECTED);
+	kdapl_test_set_ep_state(test, ep, DAT_EP_STATE_UNCONNECTED);
+	kdapl_test_set_ep_state(test, dup, DAT_EP_STATE_UNCONNECTED);
 }
 
 /* ---------------------------------------------------------------------
@@ -467,7 +447,7 @@ static void kdapl_cm_no_listener_test(struct kunit *test)
 				KDAPL_CM_TEST_NOLISTEN);
 		kdapl_cm_expect(test, env->conn, ep,
 				DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
-		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+		KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 				DAT_EP_STATE_DISCONNECTED);
 		/* Disconnecting a disconnected EP does nothing. */
 		KUNIT_EXPECT_EQ(test,
@@ -513,14 +493,14 @@ static void kdapl_cm_timeout_test(struct kunit *test)
 					     500 * USEC_PER_MSEC, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 	kdapl_cm_expect(test, env->conn, ep, DAT_CONNECTION_EVENT_TIMED_OUT,
 			NULL);
 	/* Not before the timeout, and not much after it. */
 	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start), 450U);
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 1900U);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_DISCONNECTED);
 	/* Nothing else follows (address resolution ends silently). */
 	msleep(2200);
@@ -555,7 +535,7 @@ static void kdapl_cm_abort_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test,
 				dat_ep_disconnect(ep, kdapl_cm_test_flags[i]),
 				DAT_SUCCESS);
-		KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, ep),
+		KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 				DAT_EP_STATE_DISCONNECTED);
 		/* The event is there when dat_ep_disconnect() returns. */
 		KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->conn, &ev),
@@ -627,7 +607,7 @@ static void kdapl_cm_accept_test(struct kunit *test)
 			DAT_SUCCESS);
 	KUNIT_ASSERT_GE(test, crp.private_data_size, 5);
 	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, "hello", 5), 0);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
 
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 5, "world"),
@@ -640,9 +620,9 @@ static void kdapl_cm_accept_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "world", 5), 0);
 	kdapl_cm_expect(test, env->sconn, srv,
 			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_CONNECTED);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
 			DAT_EP_STATE_CONNECTED);
 	KUNIT_EXPECT_EQ(test, dat_ep_query(cli, DAT_EP_FIELD_ALL, &param),
 			DAT_SUCCESS);
@@ -680,15 +660,15 @@ static void kdapl_cm_accept_test(struct kunit *test)
 			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	kdapl_cm_expect(test, env->sconn, srv,
 			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_DISCONNECTED);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
 			DAT_EP_STATE_DISCONNECTED);
 
 	/* Abrupt from the passive side: its event is out at once. */
 	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(srv2, DAT_CLOSE_ABRUPT_FLAG),
 			DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, srv2),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv2),
 			DAT_EP_STATE_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->sconn, &ev), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, ev.event_number,
@@ -752,7 +732,7 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, cd->private_data_size, 4);
 	if (cd->private_data_size >= 4 && cd->private_data)
 		KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "nope", 4), 0);
-	KUNIT_EXPECT_EQ(test, kdapl_cm_state(test, cli),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_DISCONNECTED);
 	kdapl_cm_reset(test, cli);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);

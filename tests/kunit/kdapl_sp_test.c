@@ -12,26 +12,6 @@
 /* A qualifier no other test listens on. */
 #define KDAPL_SP_TEST_QUAL	47110
 
-static DAT_EP_STATE kdapl_sp_test_state(struct kunit *test, DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE state = -1;
-
-	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &state, NULL, NULL),
-			DAT_SUCCESS);
-	return state;
-}
-
-static void kdapl_sp_test_set_state(struct kunit *test, DAT_EP_HANDLE ep,
-				    DAT_EP_STATE state)
-{
-	struct kdapl_ep *e;
-
-	KUNIT_ASSERT_EQ(test, kdapl_get(ep, EP, DAT_INVALID_HANDLE_EP, &e),
-			DAT_SUCCESS);
-	kdapl_ep_set_state(e, state);
-	kdapl_object_put(&e->obj);
-}
-
 static void kdapl_sp_psp_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
@@ -160,12 +140,12 @@ static void kdapl_sp_rsp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_rsp_create(ia, KDAPL_SP_TEST_QUAL, ep, evd,
 					     NULL),
 			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
-	KUNIT_EXPECT_EQ(test, kdapl_sp_test_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_UNCONNECTED);
 
 	KUNIT_ASSERT_EQ(test, dat_rsp_create(ia, KDAPL_SP_TEST_QUAL, ep, evd,
 					     &rsp), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, kdapl_sp_test_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_RESERVED);
 	KUNIT_EXPECT_EQ(test, dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &param),
 			DAT_SUCCESS);
@@ -187,18 +167,18 @@ static void kdapl_sp_rsp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_rsp_create(ia, KDAPL_SP_TEST_QUAL, ep2, evd,
 					     &rsp2),
 			KDAPL_ERR(DAT_CONN_QUAL_IN_USE, 0));
-	KUNIT_EXPECT_EQ(test, kdapl_sp_test_state(test, ep2),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep2),
 			DAT_EP_STATE_UNCONNECTED);
 	/* Only an unconnected EP can be reserved. */
-	kdapl_sp_test_set_state(test, ep2, DAT_EP_STATE_CONNECTED);
+	kdapl_test_set_ep_state(test, ep2, DAT_EP_STATE_CONNECTED);
 	KUNIT_EXPECT_EQ(test, dat_rsp_create(ia, KDAPL_SP_TEST_QUAL + 1, ep2,
 					     evd, &rsp2),
 			KDAPL_ERR(DAT_INVALID_STATE,
 				  DAT_INVALID_STATE_EP_CONNECTED));
-	kdapl_sp_test_set_state(test, ep2, DAT_EP_STATE_UNCONNECTED);
+	kdapl_test_set_ep_state(test, ep2, DAT_EP_STATE_UNCONNECTED);
 
 	KUNIT_EXPECT_EQ(test, dat_rsp_free(rsp), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, kdapl_sp_test_state(test, ep),
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_UNCONNECTED);
 	KUNIT_EXPECT_EQ(test, dat_rsp_free(rsp),
 			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP));

@@ -77,3 +77,23 @@ DAT_EVD_HANDLE kdapl_test_evd(struct kunit *test, DAT_IA_HANDLE ia,
 			DAT_SUCCESS);
 	return evd;
 }
+
+DAT_EP_STATE kdapl_test_ep_state(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	DAT_EP_STATE state = -1;
+
+	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &state, NULL, NULL),
+			DAT_SUCCESS);
+	return state;
+}
+
+void kdapl_test_set_ep_state(struct kunit *test, DAT_EP_HANDLE ep,
+			     DAT_EP_STATE state)
+{
+	struct kdapl_ep *e;
+
+	KUNIT_ASSERT_EQ(test, kdapl_get(ep, EP, DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	kdapl_ep_set_state(e, state);
+	kdapl_object_put(&e->obj);
+}

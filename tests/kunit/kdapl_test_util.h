@@ -43,4 +43,12 @@ DAT_PZ_HANDLE kdapl_test_pz(struct kunit *test, DAT_IA_HANDLE ia);
 DAT_EVD_HANDLE kdapl_test_evd(struct kunit *test, DAT_IA_HANDLE ia,
 			      DAT_COUNT qlen, DAT_EVD_FLAGS flags);
 
+/*
+ * The state of an EP (the test fails if the handle is bad), and forcing
+ * one without a connection, as kdapl_ep_set_state() does.
+ */
+DAT_EP_STATE kdapl_test_ep_state(struct kunit *test, DAT_EP_HANDLE ep);
+void kdapl_test_set_ep_state(struct kunit *test, DAT_EP_HANDLE ep,
+			     DAT_EP_STATE state);
+
 #endif /* _KDAPL_TEST_UTIL_H */
