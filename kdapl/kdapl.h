@@ -8,6 +8,7 @@
 #ifndef _KDAPL_H
 #define _KDAPL_H
 
+#include <linux/hash.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -171,14 +172,68 @@ void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 		       struct kdapl_ia *ia);
 int kdapl_object_publish(struct kdapl_object *obj);
 bool kdapl_object_unpublish(struct kdapl_object *obj);
-DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj);
 DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			    DAT_RETURN_SUBTYPE bad_handle,
 			    struct kdapl_object **objp);
 void kdapl_object_put(struct kdapl_object *obj);
-struct kdapl_object *kdapl_object_lookup_rcu(DAT_HANDLE handle,
-					     DAT_HANDLE_TYPE type);
 const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type);
+
+/* A handle: the type, a generation and the index in the handle table. */
+#define KDAPL_HANDLE_TYPE_SHIFT	56
+#define KDAPL_HANDLE_GEN_SHIFT	32
+#define KDAPL_HANDLE_GEN_MASK	0xffffffU
+
+/**
+ * kdapl_object_handle() - the handle of a published object
+ * @obj: the object
+ *
+ * Inline: completion handlers put handles in every event.
+ *
+ * Context: any context.
+ * Return: the handle; never DAT_HANDLE_NULL.
+ */
+static inline DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj)
+{
+	u64 v = (u64)obj->type << KDAPL_HANDLE_TYPE_SHIFT |
+		(u64)obj->gen << KDAPL_HANDLE_GEN_SHIFT | obj->id;
+
+	return (DAT_HANDLE)(uintptr_t)v;
+}
+
+extern struct xarray kdapl_handles;
+
+/**
+ * kdapl_object_lookup_rcu() - look up a handle without taking a reference
+ * @handle: the handle
+ * @type: the type the handle must have
+ *
+ * For fast paths that pin the object by other means once found: the
+ * caller holds rcu_read_lock() from the lookup until it has taken a lock
+ * of the object under which it checks that the object is still in
+ * service (object memory is freed only after a grace period).  Inline:
+ * every DTO post starts with it.
+ *
+ * Context: any context, under rcu_read_lock().
+ * Return: the object, or NULL if @handle is NULL, of another type, stale
+ * or unknown, or the object is being released.
+ */
+static inline struct kdapl_object *
+kdapl_object_lookup_rcu(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
+{
+	u64 v = (u64)(uintptr_t)handle;
+	struct kdapl_object *obj;
+	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "handle lookup outside an RCU read section");
+	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
+		return NULL;
+	obj = xa_load(&kdapl_handles, (u32)v);
+	if (!obj || obj->type != type || obj->gen != gen ||
+	    !kref_read(&obj->ref))
+		return NULL;
+	return obj;
+}
 
 /*
  * Look up a handle of a given family and take a reference; on success
@@ -278,16 +333,22 @@ static inline void kdapl_unuse(struct kdapl_object *obj)
 	obj->users--;
 }
 
+#define KDAPL_PZ_LMR_HASH_BITS	6
+
 /**
  * struct kdapl_pz - a Protection Zone: an ib_pd
  * @obj: handle and references
  * @pd: the protection domain; NULL once the device is gone
- * @lmrs: LMRs of the PZ by lmr_context, for DTO segment checks
+ * @lmrs: LMRs of the PZ by lmr_context
+ * @lmr_hash: the same LMRs hashed by lmr_context, for the segment checks
+ *	of DTO posts (an RCU hlist lookup costs no call; an xarray indexed
+ *	by device keys is deep); changed under the IA lock
  */
 struct kdapl_pz {
 	struct kdapl_object obj;
 	struct ib_pd *pd;
 	struct xarray lmrs;
+	struct hlist_head lmr_hash[1 << KDAPL_PZ_LMR_HASH_BITS];
 };
 
 /**
@@ -489,6 +550,7 @@ DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
  * @registered_address: address of the first byte covered
  * @registered: the registration work request has completed on a QP of
  *	the PZ (see Documentation/objects.rst)
+ * @hash_node: in the PZ's @lmr_hash while the LMR is in its @lmrs
  */
 struct kdapl_lmr {
 	struct kdapl_object obj;
@@ -509,6 +571,7 @@ struct kdapl_lmr {
 	DAT_VLEN registered_size;
 	DAT_VADDR registered_address;
 	bool registered;
+	struct hlist_node hash_node;
 };
 
 /**
@@ -534,8 +597,52 @@ struct kdapl_rmr {
 	DAT_RMR_CONTEXT rmr_context;
 };
 
-bool kdapl_lmr_covers(const struct kdapl_lmr *lmr, DAT_VADDR va,
-		      DAT_VLEN len);
+/**
+ * kdapl_lmr_covers() - is a range inside what an LMR registered?
+ * @lmr: the LMR
+ * @va: first byte, in the LMR's address space
+ * @len: bytes; 0 is always covered
+ *
+ * Inline: every DTO segment is checked with it.
+ *
+ * Context: any context; the registered range of an LMR never changes.
+ * Return: true if [@va, @va + @len) lies within the registered range.
+ */
+static inline bool kdapl_lmr_covers(const struct kdapl_lmr *lmr,
+				    DAT_VADDR va, DAT_VLEN len)
+{
+	if (!len)
+		return true;
+	return va >= lmr->registered_address &&
+	       len <= lmr->registered_size &&
+	       va - lmr->registered_address <= lmr->registered_size - len;
+}
+
+/**
+ * kdapl_pz_lmr_rcu() - the LMR of a PZ with a given lmr_context
+ * @pz: the PZ
+ * @lmr_context: the key
+ *
+ * Context: any context, under rcu_read_lock(); the LMR's memory stays
+ * until a grace period after it left the PZ.
+ * Return: the LMR, or NULL.
+ */
+static inline struct kdapl_lmr *kdapl_pz_lmr_rcu(struct kdapl_pz *pz,
+						 DAT_LMR_CONTEXT lmr_context)
+{
+	struct hlist_head *head;
+	struct kdapl_lmr *lmr;
+
+	head = &pz->lmr_hash[hash_32(lmr_context, KDAPL_PZ_LMR_HASH_BITS)];
+	hlist_for_each_entry_rcu(lmr, head, hash_node)
+		if (lmr->lmr_context == lmr_context)
+			return lmr;
+	return NULL;
+}
+
+void kdapl_pz_add_lmr_hash(struct kdapl_pz *pz, struct kdapl_lmr *lmr);
+void kdapl_pz_del_lmr_hash(struct kdapl_lmr *lmr);
+
 void kdapl_rmr_bind_lmr(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
 			const DAT_LMR_TRIPLET *triplet,
 			DAT_MEM_PRIV_FLAGS priv);

@@ -279,9 +279,10 @@ static void kdapl_dto_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
  * Build the event of a completed slot; returns false when no event is
  * due (internal work request, or a quiet one that succeeded).
  */
-static bool kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
-			    DAT_DTO_COMPLETION_STATUS status, u32 length,
-			    DAT_RMR_CONTEXT inv, DAT_EVENT *ev)
+static __always_inline bool
+kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
+		DAT_DTO_COMPLETION_STATUS status, u32 length,
+		DAT_RMR_CONTEXT inv, DAT_EVENT *ev)
 {
 	if (s->flags & KDAPL_DTO_INTERNAL)
 		return false;
@@ -840,7 +841,8 @@ enum kdapl_dto_use {
 
 /*
  * Check @n local segments against the LMRs of @pz and fill @sge (may be
- * NULL to only check); *total gets their length.  ep->lock held.
+ * NULL to only check); *total gets their length.  ep->lock held, inside
+ * the caller's RCU read section (LMRs are freed after a grace period).
  */
 static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 				      const DAT_LMR_TRIPLET *iov, DAT_COUNT n,
@@ -853,12 +855,12 @@ static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 	u64 sum = 0;
 	DAT_COUNT i;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "LMR lookup outside RCU");
 	for (i = 0; i < n; i++) {
 		const DAT_LMR_TRIPLET *t = &iov[i];
 		struct kdapl_lmr *lmr;
 
-		lmr = pz ? xa_load(&pz->lmrs, t->lmr_context) : NULL;
+		lmr = pz ? kdapl_pz_lmr_rcu(pz, t->lmr_context) : NULL;
 		if (!lmr || !kdapl_lmr_covers(lmr, t->virtual_address,
 					      t->segment_length) ||
 		    (need_registered && !READ_ONCE(lmr->registered))) {
@@ -886,7 +888,6 @@ static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 		}
 		sum += t->segment_length;
 	}
-	rcu_read_unlock();
 	*total = sum;
 	return ret;
 }
@@ -1107,8 +1108,9 @@ static u32 kdapl_dto_max_iov(const struct kdapl_ep *ep,
  * anyway (without an event on success) once half the ring is
  * unsignalled, so that completions keep retiring slots.
  */
-static int kdapl_dto_send_flags(struct kdapl_dto_ring *q,
-				DAT_COMPLETION_FLAGS flags, u8 *slot_flags)
+static __always_inline int
+kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
+		     u8 *slot_flags)
 {
 	int send_flags = 0;
 
@@ -1132,8 +1134,8 @@ static int kdapl_dto_send_flags(struct kdapl_dto_ring *q,
  * The EP's QP if it is connected, else the DAT_INVALID_STATE error.
  * ep->lock held.
  */
-static struct ib_qp *kdapl_dto_connected_qp(struct kdapl_ep *ep,
-					    DAT_RETURN *ret)
+static __always_inline struct ib_qp *
+kdapl_dto_connected_qp(struct kdapl_ep *ep, DAT_RETURN *ret)
 {
 	if (!ep->dto) {
 		*ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);

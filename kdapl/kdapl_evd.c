@@ -218,7 +218,12 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	}
 	if (pending)
 		ret = kdapl_evd_queue(evd, pending, &report);
-	if (!--evd->upcalls_running)
+	/*
+	 * Waiters test upcalls_running under evd->lock once queued on
+	 * upcall_done, so with the lock held an empty queue here means
+	 * nobody needs waking; the wake-up costs a lock per event.
+	 */
+	if (!--evd->upcalls_running && waitqueue_active(&evd->upcall_done))
 		wake_up_all(&evd->upcall_done);
 	spin_unlock_irqrestore(&evd->lock, flags);
 	if (report)
@@ -254,7 +259,8 @@ static void kdapl_evd_notify(struct kdapl_evd *evd, const DAT_EVENT *event,
  * Returns 0, or -ENOSPC when the ring was full (overflow reported), or
  * -ENODEV when the EVD has been freed.
  */
-static int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
+static __always_inline int kdapl_evd_deliver(struct kdapl_evd *evd,
+					     DAT_EVENT *ev)
 {
 	bool report = false;
 	unsigned long flags;

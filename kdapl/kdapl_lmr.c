@@ -72,26 +72,6 @@ static int kdapl_lmr_access(struct kdapl_ia *ia, DAT_MEM_PRIV_FLAGS priv)
 	return access;
 }
 
-/**
- * kdapl_lmr_covers() - is a range inside what an LMR registered?
- * @lmr: the LMR
- * @va: first byte, in the LMR's address space
- * @len: bytes; 0 is always covered
- *
- * Context: any context; the registered range of an LMR never changes.
- * Return: true if [@va, @va + @len) lies within the registered range.
- */
-bool kdapl_lmr_covers(const struct kdapl_lmr *lmr, DAT_VADDR va,
-		      DAT_VLEN len)
-{
-	if (!len)
-		return true;
-	return va >= lmr->registered_address &&
-	       len <= lmr->registered_size &&
-	       va - lmr->registered_address <= lmr->registered_size - len;
-}
-EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_covers);
-
 /* The page of one byte of a kernel virtual range, or NULL. */
 static struct page *kdapl_kva_page(unsigned long addr)
 {
@@ -559,6 +539,7 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 		goto err_unmap;
 	}
 	kdapl_ia_add_object(ia, &lmr->obj);
+	kdapl_pz_add_lmr_hash(pz, lmr);
 	/*
 	 * The LMR keeps the lookup's reference to its PZ until its memory
 	 * goes, so that a late query or free never finds it freed (the IA
@@ -669,6 +650,7 @@ static void kdapl_lmr_destroy(struct kdapl_lmr *lmr)
 	struct kdapl_ia *ia = lmr->obj.ia;
 
 	lockdep_assert_held(&ia->lock);
+	kdapl_pz_del_lmr_hash(lmr);
 	xa_cmpxchg(&lmr->pz->lmrs, lmr->lmr_context, lmr, NULL, 0);
 	/* Never under a registration work request in flight. */
 	kdapl_dto_reg_lock();

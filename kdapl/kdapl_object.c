@@ -24,11 +24,10 @@
 
 #include "kdapl.h"
 
-#define KDAPL_HANDLE_TYPE_SHIFT	56
-#define KDAPL_HANDLE_GEN_SHIFT	32
-#define KDAPL_HANDLE_GEN_MASK	0xffffffU
-
-static DEFINE_XARRAY_FLAGS(kdapl_handles, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+/* Every published object by id; see kdapl_object_lookup_rcu(). */
+struct xarray kdapl_handles =
+	XARRAY_INIT(kdapl_handles, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_handles);
 static u32 kdapl_handle_next;	/* cyclic allocation cursor, under the xa lock */
 static atomic_t kdapl_generation = ATOMIC_INIT(0);
 
@@ -147,22 +146,6 @@ bool kdapl_object_unpublish(struct kdapl_object *obj)
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_unpublish);
 
 /**
- * kdapl_object_handle() - the handle of a published object
- * @obj: the object
- *
- * Context: any context.
- * Return: the handle; never DAT_HANDLE_NULL.
- */
-DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj)
-{
-	u64 v = (u64)obj->type << KDAPL_HANDLE_TYPE_SHIFT |
-		(u64)obj->gen << KDAPL_HANDLE_GEN_SHIFT | obj->id;
-
-	return (DAT_HANDLE)(uintptr_t)v;
-}
-EXPORT_SYMBOL_IF_KUNIT(kdapl_object_handle);
-
-/**
  * kdapl_object_get() - look up a handle and take a reference
  * @handle: the handle
  * @type: the type the handle must have
@@ -197,39 +180,6 @@ DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	return DAT_SUCCESS;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get);
-
-/**
- * kdapl_object_lookup_rcu() - look up a handle without taking a reference
- * @handle: the handle
- * @type: the type the handle must have
- *
- * For fast paths that pin the object by other means once found: the
- * caller holds rcu_read_lock() from the lookup until it has taken a lock
- * of the object under which it checks that the object is still in
- * service (object memory is freed only after a grace period).
- *
- * Context: any context, under rcu_read_lock().
- * Return: the object, or NULL if @handle is NULL, of another type, stale
- * or unknown, or the object is being released.
- */
-struct kdapl_object *kdapl_object_lookup_rcu(DAT_HANDLE handle,
-					     DAT_HANDLE_TYPE type)
-{
-	u64 v = (u64)(uintptr_t)handle;
-	struct kdapl_object *obj;
-	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
-			 "handle lookup outside an RCU read section");
-	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
-		return NULL;
-	obj = xa_load(&kdapl_handles, (u32)v);
-	if (!obj || obj->type != type || obj->gen != gen ||
-	    !kref_read(&obj->ref))
-		return NULL;
-	return obj;
-}
-EXPORT_SYMBOL_IF_KUNIT(kdapl_object_lookup_rcu);
 
 /**
  * kdapl_object_get_typed() - kdapl_object_get() returning the container

@@ -106,6 +106,35 @@ DAT_RETURN dat_pz_query(DAT_PZ_HANDLE pz_handle, DAT_PZ_PARAM_MASK mask,
 }
 EXPORT_SYMBOL_GPL(dat_pz_query);
 
+/**
+ * kdapl_pz_add_lmr_hash() - make an LMR of a PZ visible to DTO posts
+ * @pz: the PZ
+ * @lmr: the LMR, just inserted in @pz's lmrs
+ *
+ * Context: process context, with the IA lock held.
+ */
+void kdapl_pz_add_lmr_hash(struct kdapl_pz *pz, struct kdapl_lmr *lmr)
+{
+	lockdep_assert_held(&pz->obj.ia->lock);
+	hlist_add_head_rcu(&lmr->hash_node,
+			   &pz->lmr_hash[hash_32(lmr->lmr_context,
+						 KDAPL_PZ_LMR_HASH_BITS)]);
+}
+
+/**
+ * kdapl_pz_del_lmr_hash() - hide an LMR from DTO posts
+ * @lmr: the LMR, hashed or not; posts that found it before may use it
+ *	until a grace period has passed
+ *
+ * Context: process context, with the IA lock held.
+ */
+void kdapl_pz_del_lmr_hash(struct kdapl_lmr *lmr)
+{
+	lockdep_assert_held(&lmr->obj.ia->lock);
+	if (!hlist_unhashed(&lmr->hash_node))
+		hlist_del_init_rcu(&lmr->hash_node);
+}
+
 /* Release the PD and take the PZ out of its IA.  IA lock held. */
 static void kdapl_pz_destroy(struct kdapl_pz *pz)
 {

@@ -462,7 +462,7 @@ static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq, DAT_COUNT count,
 		const DAT_LMR_TRIPLET *seg = &iov[i];
 		struct kdapl_lmr *lmr;
 
-		lmr = xa_load(&srq->pz->lmrs, seg->lmr_context);
+		lmr = kdapl_pz_lmr_rcu(srq->pz, seg->lmr_context);
 		if (!lmr) {
 			ret = dat_error(DAT_PROTECTION_VIOLATION,
 					DAT_PROTECTION_WRITE);
