@@ -21,7 +21,7 @@ cd "$top"
 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--shell|--expect-fail|-q|--quiet) args+=("$1"); shift ;;
+	--shell|--expect-fail|--icount|-q|--quiet) args+=("$1"); shift ;;
 	--*) args+=("$1" "$2"); shift 2 ;;
 	*) break ;;
 	esac

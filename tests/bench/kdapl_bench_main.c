@@ -72,6 +72,10 @@ static uint reps = 15;
 module_param(reps, uint, 0444);
 MODULE_PARM_DESC(reps, "measurements of each half per operation and size");
 
+static uint only;
+module_param(only, uint, 0444);
+MODULE_PARM_DESC(only, "measure one half only, for profiles: 1 raw, 2 kDAT (the other half's figures are 0)");
+
 static bool demo;
 module_param(demo, bool, 0444);
 MODULE_PARM_DESC(demo, "kDAT only: move and check data instead");
@@ -122,6 +126,8 @@ static int bench_one(struct bench *half[2], enum bench_op op, u32 size)
 			struct bench_figs *f = &figs[(r + j) % 2];
 			u64 ns;
 
+			if (only && (r + j) % 2 != only - 1)
+				continue;
 			ret = bench_rate(b, op, size, rn, &ns);
 			if (ret) {
 				pr_err("kdapl_bench: %s %s %u rate: %d\n",
@@ -135,6 +141,8 @@ static int bench_one(struct bench *half[2], enum bench_op op, u32 size)
 			struct bench *b = half[(r + j) % 2];
 			struct bench_figs *f = &figs[(r + j) % 2];
 
+			if (only && (r + j) % 2 != only - 1)
+				continue;
 			ret = bench_latency(b, op, size, ln, &f->lat[r]);
 			if (ret) {
 				pr_err("kdapl_bench: %s %s %u latency: %d\n",
@@ -197,7 +205,7 @@ static int __init kdapl_bench_init(void)
 	struct bench *half[2];
 	int ret;
 
-	if (!reps || reps > BENCH_MAX_REPS || !scale)
+	if (!reps || reps > BENCH_MAX_REPS || !scale || only > 2)
 		return -EINVAL;
 	if (aa) {
 		struct bench_cfg cfg_b = cfg;

@@ -7,11 +7,16 @@
 #
 #   tests/bench/run.sh [--reps N] [--scale PERCENT] [--sizes 8,4096,...]
 #                      [--kernel distro|debug] [--dev rxe|siw] [--raw-mr]
-#                      [--aa]
+#                      [--aa] [--icount]
 #
 # --raw-mr makes the raw half use MR lkeys, as kdapl's LMRs, instead of
 # the PD's local_dma_lkey (to tell the two effects apart).  --aa puts a
 # second raw half in place of kdapl: its ratios show the noise floor.
+# --icount runs the VM with one vCPU under QEMU's -icount, where guest
+# time is the count of executed instructions: every figure repeats to
+# the last digits from run to run, and the ratios compare the software
+# paths instruction for instruction (caches and the host are out of
+# the picture).
 #
 # The reference is the distro kernel on rxe; siw needs --kernel debug,
 # whose sanitizers (KASAN, lockdep, ...) make its figures meaningless for
@@ -32,6 +37,7 @@ kernel=distro
 dev=rxe
 raw_mr=0
 aa=0
+icount=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) reps=${2:?}; shift ;;
@@ -41,8 +47,10 @@ while [ $# -gt 0 ]; do
 	--dev) dev=${2:?}; shift ;;
 	--raw-mr) raw_mr=1 ;;
 	--aa) aa=1 ;;
+	--icount) icount=--icount ;;
 	*) echo "usage: $0 [--reps N] [--scale PERCENT] [--sizes LIST]" \
-		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr] [--aa]" >&2
+		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr] [--aa]" \
+		"[--icount]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -51,8 +59,9 @@ done
 out=build/bench
 mkdir -p "$out"
 rm -f "$out/bench.txt" "$out/bench-runs.txt"
-printf 'REPS=%s\nSCALE=%s\nSIZES=%s\nDEV=%s\nRAW_MR=%s\nAA=%s\n' \
-	"$reps" "$scale" "$sizes" "$dev" "$raw_mr" "$aa" >"$out/bench.conf"
+printf 'REPS=%s\nSCALE=%s\nSIZES=%s\nDEV=%s\nRAW_MR=%s\nAA=%s\nICOUNT=%s\n' \
+	"$reps" "$scale" "$sizes" "$dev" "$raw_mr" "$aa" "${icount:+1}" \
+	>"$out/bench.conf"
 case $kernel in
 distro) mods=tests/bench ;;
 debug) mods=build/debug/tests/bench ;;
@@ -64,7 +73,8 @@ status=0
 echo "bench: $reps rounds of both halves in the $kernel VM on ${dev}0" \
 	"(about $(((reps * 40 * scale / 100 + 90) / 60)) min in TCG)..."
 # run-vm.sh builds kdapl and the test modules (tests/bench included).
-tests/run-vm.sh --quiet --mods "$mods" --blocks "$out" \
+# shellcheck disable=SC2086
+tests/run-vm.sh --quiet $icount --mods "$mods" --blocks "$out" \
 	--file "$top/$out/bench.conf:/etc/kdapl-bench.conf" \
 	--timeout 900 --test-timeout 840 "$kernel" bench || status=$?
 echo

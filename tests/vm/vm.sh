@@ -53,6 +53,9 @@ Options:
   --results FILE         append the PASS/FAIL lines to FILE
   --blocks DIR           where KDAPL-BLOCK blocks go (default
                          build/vm/blocks)
+  --icount               one vCPU with QEMU's -icount (shift=1, sleep=off):
+                         guest time counts executed instructions, 2 ns
+                         each, so timings are repeatable (for benchmarks)
   --expect-fail          invert the exit status: 0 iff at least one result
                          failed (proves the bench catches a bug); the
                          details are printed as usual
@@ -97,6 +100,7 @@ timeout=600
 test_timeout=
 shell=0
 expect_fail=0
+icount=0
 quiet=0
 results=
 blocks=$out/blocks
@@ -117,6 +121,7 @@ while [ $# -gt 0 ]; do
 	--file) files+=("${2:?}"); shift ;;
 	--results) results=${2:?}; shift ;;
 	--blocks) blocks=${2:?}; shift ;;
+	--icount) icount=1 ;;
 	--expect-fail) expect_fail=1 ;;
 	-q | --quiet) quiet=1 ;;
 	-h | --help) usage; exit 0 ;;
@@ -355,11 +360,15 @@ aux=$out/$kernel-$stamp.aux
 : >"$aux"
 ln -sfn "$(basename "$log")" "$out/$kernel-latest.log"
 
-qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nographic -no-reboot)
-if [ "${KDAPL_VM_KVM:-0}" = 1 ]; then
-	qemu+=(-enable-kvm -cpu qemu64)
+qemu=(qemu-system-x86_64 -m "$mem" -nographic -no-reboot)
+if [ "$icount" = 1 ]; then
+	# One vCPU: with two, icount's round robin never brings the
+	# second one up.
+	qemu+=(-smp 1 -accel tcg -icount shift=1,sleep=off)
+elif [ "${KDAPL_VM_KVM:-0}" = 1 ]; then
+	qemu+=(-smp 2 -enable-kvm -cpu qemu64)
 else
-	qemu+=(-accel tcg)
+	qemu+=(-smp 2 -accel tcg)
 fi
 qemu+=(-kernel "$bzimage" -initrd "$initrd")
 # No "quiet" and no oops=panic: every report reaches the console and the

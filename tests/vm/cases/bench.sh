@@ -11,8 +11,9 @@
 # /etc/kdapl-bench.conf (optional, from tests/bench/run.sh) may set REPS,
 # SCALE (iteration counts in percent), SIZES (comma separated), DEV
 # (rxe or siw), RAW_MR (1: the raw half uses MR lkeys, as kdapl does,
-# instead of the PD's local_dma_lkey) and AA (1: an A/A run, a second
-# raw half in place of kdapl, which shows the noise floor).
+# instead of the PD's local_dma_lkey), AA (1: an A/A run, a second raw
+# half in place of kdapl, which shows the noise floor) and ICOUNT
+# (1: the VM runs under QEMU's -icount, for the table's header).
 
 . /usr/lib/kdapl/lib.sh
 
@@ -22,6 +23,7 @@ SIZES=
 DEV=rxe
 RAW_MR=0
 AA=0
+ICOUNT=
 [ -r /etc/kdapl-bench.conf ] && . /etc/kdapl-bench.conf
 
 case $DEV in
@@ -53,7 +55,7 @@ dmesg | sed -n 's/.*KDAPL-BENCH //p' >/tmp/bench-lines.txt
 # The table: medians of the rounds; ratios kdapl/raw are the medians of
 # the ratios of each round (whose two measurements ran back to back).
 awk -v kernel="$(uname -r)" -v dev="${DEV}0 ($desc)" -v addr="$addr" \
-	-v rawmr="$RAW_MR" -v aa="$AA" '
+	-v rawmr="$RAW_MR" -v aa="$AA" -v icount="$ICOUNT" '
 function val(s, k,    n, i, kv) {
 	n = split(s, kv, " ")
 	for (i = 1; i <= n; i++)
@@ -76,6 +78,8 @@ NR == 1 {
 		printf "raw half with MR lkeys (raw_mr=1)\n"
 	if (aa)
 		printf "A/A RUN: the kdapl columns are a second raw half\n"
+	if (icount)
+		printf "ICOUNT: one vCPU, time = instructions x 2 ns\n"
 	printf "target: rate ratio >= 0.95, latency ratio <= 1.05\n\n"
 	printf "%-5s %7s  %9s %9s %5s  %8s %8s %5s  %-12s  %s\n", "op", \
 		"size", "raw msg/s", "kdapl", "ratio", "raw us", "kdapl us", \
