@@ -327,7 +327,7 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	DAT_DTO_COMPLETION_STATUS status = kdapl_dto_wc_status(wc->status);
 	DAT_RMR_CONTEXT inv = 0;
 	bool report;
-	DAT_EVENT ev;
+	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 
 	/* Receives complete in the order they were posted. */
 	WARN_ON_ONCE(s != &r->slots[r->tail & r->mask]);
@@ -358,7 +358,7 @@ static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 tail = r->tail, slot = s - r->slots;
 	unsigned int retired = 0;
 	bool report;
-	DAT_EVENT ev;
+	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 
 	if (WARN_ON_ONCE(slot > r->mask))
 		return;
@@ -932,14 +932,15 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 			    DAT_DTO_COOKIE user_cookie,
 			    DAT_COMPLETION_FLAGS completion_flags)
 {
-	struct kdapl_dto_slot *s, flushed = {};
+	/* Filled only for a receive flushed at once (a rare path). */
+	struct kdapl_dto_slot *s, flushed __uninitialized;
 	struct kdapl_dto_ring *r;
 	struct kdapl_ep *ep;
 	bool flush = false;
 	unsigned long flags;
 	struct ib_qp *qp;
 	DAT_RETURN ret;
-	DAT_EVENT ev;
+	DAT_EVENT ev __uninitialized;
 	u32 limit;
 	u64 total = 0;
 
@@ -989,6 +990,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 		ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments,
 					  NULL, KDAPL_DTO_SINK, false, &total);
 		if (!ret) {
+			memset(&flushed, 0, sizeof(flushed));
 			flushed.ep = ep;
 			flushed.cookie = user_cookie;
 			flushed.op = DAT_DTO_RECEIVE;
@@ -1166,10 +1168,11 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	u64 total = 0;
 	u8 slot_flags = 0;
 	int err;
+	/* Every field is set below: no zeroing on the hot path. */
 	union {
 		struct ib_send_wr send;
 		struct ib_rdma_wr rdma;
-	} wr;
+	} wr __uninitialized;
 
 	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
 	rcu_read_lock();
@@ -1272,10 +1275,8 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	wr.send.opcode = req->opcode;
 	wr.send.send_flags = kdapl_dto_send_flags(q, req->flags, &slot_flags);
 	wr.send.ex.invalidate_rkey = req->inv_rkey;
-	if (req->remote) {
-		wr.rdma.remote_addr = req->remote->virtual_address;
-		wr.rdma.rkey = req->remote->rmr_context;
-	}
+	wr.rdma.remote_addr = req->remote ? req->remote->virtual_address : 0;
+	wr.rdma.rkey = req->remote ? req->remote->rmr_context : 0;
 	s->flags = slot_flags;
 	atomic_inc(&ep->request_outstanding);
 	err = ib_post_send(qp, &wr.send, NULL);

@@ -194,7 +194,7 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	DAT_UPCALL_OBJECT upcall;
 	const DAT_EVENT *next;
 	bool report = false;
-	DAT_EVENT event;
+	DAT_EVENT event __uninitialized;	/* filled by kdapl_evd_pop() */
 	bool more;
 	int ret = 0;
 
