@@ -25,6 +25,12 @@
  *	     contexts and to a freed LMR, send with invalidate, RDMA read
  *	     into an RMR
  * handoff   a connection request handed from one PSP to another
+ * flags     completion flags: SUPPRESS, UNSIGNALLED (also more in a row
+ *	     than max_request_dtos, and retired by the disconnect),
+ *	     SOLICITED_WAIT, BARRIER_FENCE after an RDMA read
+ * errors    UNREACHABLE (no ARP answer, long timeout), a send into a
+ *	     short receive, an RDMA read into an unbound RMR (local
+ *	     protection): statuses and connection events per transport
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -585,12 +591,16 @@ static void kct_close(struct kct *t)
  * Connections
  */
 
-/* Post receive slot @slot of @s; returns what dat_ep_post_recv() did. */
-static DAT_RETURN kct_post_recv_ret(struct kct_side *s, unsigned int slot)
+/*
+ * Post the first @len bytes of receive slot @slot of @s; returns what
+ * dat_ep_post_recv() did.
+ */
+static DAT_RETURN kct_post_recv_len_ret(struct kct_side *s, unsigned int slot,
+					u32 len)
 {
 	DAT_LMR_TRIPLET iov = {
 		.virtual_address = (uintptr_t)s->msg.va + slot * KCT_SLOT,
-		.segment_length = KCT_SLOT,
+		.segment_length = len,
 		.lmr_context = s->msg.lctx,
 	};
 	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_RECV, slot) };
@@ -601,6 +611,12 @@ static DAT_RETURN kct_post_recv_ret(struct kct_side *s, unsigned int slot)
 	if (r == DAT_SUCCESS)
 		set_bit(slot, s->recv_posted);
 	return r;
+}
+
+/* Post receive slot @slot of @s; returns what dat_ep_post_recv() did. */
+static DAT_RETURN kct_post_recv_ret(struct kct_side *s, unsigned int slot)
+{
+	return kct_post_recv_len_ret(s, slot, KCT_SLOT);
 }
 
 static bool kct_post_recv(struct kct *t, struct kct_side *s, unsigned int slot)
@@ -753,8 +769,13 @@ static bool kct_flush_recvs(struct kct *t, struct kct_side *s)
  * 1. pingpong
  */
 
-static bool kct_send(struct kct *t, struct kct_side *s, unsigned int slot,
-		     u32 len, u32 seed, u64 n)
+/*
+ * Send @len bytes filled from @seed from send slot @slot of @s, cookie
+ * @n, with @flags.
+ */
+static bool kct_send_flags(struct kct *t, struct kct_side *s,
+			   unsigned int slot, u32 len, u32 seed, u64 n,
+			   DAT_COMPLETION_FLAGS flags)
 {
 	void *buf = s->msg.va + (KCT_RECV_SLOTS + slot) * KCT_SLOT;
 	DAT_LMR_TRIPLET iov[2];
@@ -773,8 +794,14 @@ static bool kct_send(struct kct *t, struct kct_side *s, unsigned int slot,
 		iov[1].lmr_context = s->msg.lctx;
 		nseg = 2;
 	}
-	return KCT_OK(dat_ep_post_send(s->ep, nseg, iov, ck,
-				       DAT_COMPLETION_DEFAULT_FLAG));
+	return KCT_OK(dat_ep_post_send(s->ep, nseg, iov, ck, flags));
+}
+
+static bool kct_send(struct kct *t, struct kct_side *s, unsigned int slot,
+		     u32 len, u32 seed, u64 n)
+{
+	return kct_send_flags(t, s, slot, len, seed, n,
+			      DAT_COMPLETION_DEFAULT_FLAG);
 }
 
 /* The next DTO completion on @evd is @op of cookie @ck and @len bytes. */
@@ -1272,6 +1299,22 @@ out:
  * 6. timeout
  */
 
+/* An address with no host: the "unreach" parameter, or addr with .99. */
+static bool kct_nobody(struct kct *t, struct sockaddr_in *nobody)
+{
+	if (unreach)
+		return kct_addr(t, unreach, nobody);
+	/* The IA's own subnet, host .99: nobody answers ARP. */
+	*nobody = t->sin;
+	((u8 *)&nobody->sin_addr.s_addr)[3] = 99;
+	return true;
+}
+
+/*
+ * A DAT timeout shorter than address resolution (kdapl_cm.c gives
+ * rdma_resolve_addr() 2 s): TIMED_OUT.  The "errors" scenario waits
+ * longer and gets UNREACHABLE instead.
+ */
 static void kct_timeout(struct kct *t)
 {
 	struct sockaddr_in nobody;
@@ -1280,16 +1323,8 @@ static void kct_timeout(struct kct *t)
 	s64 ms;
 	DAT_EVENT ev;
 
-	if (!kct_open(t, port + 5, false))
+	if (!kct_open(t, port + 5, false) || !kct_nobody(t, &nobody))
 		goto out;
-	if (unreach) {
-		if (!kct_addr(t, unreach, &nobody))
-			goto out;
-	} else {
-		/* The IA's own subnet, host .99: nobody answers ARP. */
-		nobody = t->sin;
-		((u8 *)&nobody.sin_addr.s_addr)[3] = 99;
-	}
 	snprintf(def, sizeof(def), "%pI4", &nobody.sin_addr.s_addr);
 	start = ktime_get();
 	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&nobody,
@@ -2087,6 +2122,522 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 11. flags: DTO completion flags end to end
+ */
+
+/*
+ * dat_ep_get_status() of @s reports exactly @recv_idle and @req_idle;
+ * with @ms, keep asking until it does or @ms have passed.
+ */
+static bool kct_idle(struct kct *t, int line, struct kct_side *s,
+		     DAT_BOOLEAN recv_idle, DAT_BOOLEAN req_idle,
+		     unsigned int ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	DAT_BOOLEAN ri, qi;
+	DAT_EP_STATE state;
+	DAT_RETURN r;
+
+	for (;;) {
+		r = dat_ep_get_status(s->ep, &state, &ri, &qi);
+		if (r != DAT_SUCCESS) {
+			kct_fail(t, "line %d: %s dat_ep_get_status = 0x%08x",
+				 line, s->who, r);
+			return false;
+		}
+		if (ri == recv_idle && qi == req_idle)
+			return true;
+		if (!time_before(jiffies, deadline))
+			break;
+		usleep_range(1000, 2000);
+	}
+	kct_fail(t, "line %d: %s EP in %s: recv_idle %d request_idle %d, expected %d %d",
+		 line, s->who, kct_state_name(state), ri, qi, recv_idle,
+		 req_idle);
+	return false;
+}
+
+#define KCT_IDLE(s, r, q)	kct_idle(t, __LINE__, s, r, q, 0)
+
+/* Length of flags test message @n: 64 to 2063 bytes. */
+static u32 kct_flags_len(u64 n)
+{
+	return 64 + (n * 397) % 2000;
+}
+
+/* Client message @n with @flags (the server's receive is checked later). */
+static bool kct_flags_send(struct kct *t, u64 n, DAT_COMPLETION_FLAGS flags)
+{
+	return kct_send_flags(t, &t->cli, n % KCT_SEND_SLOTS, kct_flags_len(n),
+			      n, n, flags);
+}
+
+/* The server receives client message @n, data checked. */
+static bool kct_flags_recv(struct kct *t, u64 n, u8 *expect)
+{
+	return kct_recv(t, &t->srv, kct_flags_len(n), n, expect);
+}
+
+/* The next client request completion is the send of message @n. */
+static bool kct_flags_done(struct kct *t, u64 n, const char *what)
+{
+	return kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			    KCT_COOKIE(KCT_CK_SEND, n), kct_flags_len(n), what);
+}
+
+/* Unsignalled sends in a round of the ring test. */
+#define KCT_UNSIG_ROUND		24
+
+static void kct_flags(struct kct *t)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COOKIE ck;
+	DAT_EVENT est;
+	unsigned int i, r, rounds;
+	u8 *expect;
+	bool ok;
+	u64 n;
+
+	expect = kmalloc(KCT_SLOT, GFP_KERNEL);
+	if (!KCT_CHECK(expect, "no memory") || !kct_open(t, port + 12, true))
+		goto out;
+	/*
+	 * The client's EP allows unsignalled requests, the server's does
+	 * not.  Receives are never unsignalled: no recv_completion_flags
+	 * have DAT_COMPLETION_UNSIGNALLED_FLAG (Documentation/ep.rst), so
+	 * dat_ep_post_recv() refuses it.
+	 */
+	if (!KCT_OK(dat_ep_free(t->cli.ep)))
+		goto out;
+	t->cli.ep = DAT_HANDLE_NULL;
+	t->ep_attr.request_completion_flags = DAT_COMPLETION_UNSIGNALLED_FLAG;
+	ok = kct_ep_create(t, &t->cli);
+	t->ep_attr.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	if (!ok)
+		goto out;
+	iov.virtual_address = (uintptr_t)t->cli.msg.va;
+	iov.segment_length = KCT_SLOT;
+	iov.lmr_context = t->cli.msg.lctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_RECV, 0);
+	if (!KCT_RET(dat_ep_post_recv(t->cli.ep, 1, &iov, ck,
+				      DAT_COMPLETION_UNSIGNALLED_FLAG),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5)) ||
+	    !kct_post_recvs(t, &t->srv, KCT_RECV_SLOTS) ||
+	    !kct_connect(t, NULL, 0, NULL, 0, &est))
+		goto out;
+	/* A connected EP without it refuses an unsignalled request. */
+	iov.virtual_address = (uintptr_t)t->srv.msg.va +
+			      KCT_RECV_SLOTS * KCT_SLOT;
+	iov.segment_length = 16;
+	iov.lmr_context = t->srv.msg.lctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 0);
+	if (!KCT_RET(dat_ep_post_send(t->srv.ep, 1, &iov, ck,
+				      DAT_COMPLETION_UNSIGNALLED_FLAG),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5)) ||
+	    !kct_quiet(t, t->srv.req_evd, "server request") ||
+	    !KCT_IDLE(&t->srv, DAT_FALSE, DAT_TRUE) ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+
+	/*
+	 * 1. SUPPRESS: a send that succeeds has no event.  The next event
+	 * of the request EVD is that of the send after it, both arrive.
+	 */
+	if (!kct_flags_send(t, 1, DAT_COMPLETION_SUPPRESS_FLAG) ||
+	    !kct_flags_send(t, 2, DAT_COMPLETION_DEFAULT_FLAG) ||
+	    !kct_flags_recv(t, 1, expect) || !kct_flags_recv(t, 2, expect) ||
+	    !kct_flags_done(t, 2, "send after a suppressed one") ||
+	    !kct_quiet(t, t->cli.req_evd, "client request") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	kct_pass(t, "suppress");
+
+	/*
+	 * 2. UNSIGNALLED: no completion at all.  The sends arrive, the EP's
+	 * requests stay outstanding (request_idle false) until the next
+	 * signalled request completes and retires them without events.
+	 */
+	for (n = 10; n < 13; n++)
+		if (!kct_flags_send(t, n, DAT_COMPLETION_UNSIGNALLED_FLAG))
+			goto out;
+	for (n = 10; n < 13; n++)
+		if (!kct_flags_recv(t, n, expect))
+			goto out;
+	if (!kct_quiet(t, t->cli.req_evd, "client request") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	    !kct_flags_send(t, 13, DAT_COMPLETION_DEFAULT_FLAG) ||
+	    !kct_flags_recv(t, 13, expect) ||
+	    !kct_flags_done(t, 13, "send after unsignalled ones") ||
+	    !kct_quiet(t, t->cli.req_evd, "client request") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	kct_pass(t, "unsignalled");
+
+	/*
+	 * 3. More unsignalled sends in a row than max_request_dtos: kdapl
+	 * signals one in (max_request_dtos + 16) / 2 anyway, and its silent
+	 * completion retires the others, so every post succeeds.  Each
+	 * round is received before the next (the server has KCT_RECV_SLOTS
+	 * receives; iWARP breaks the connection on a send without one).
+	 */
+	rounds = t->ep_attr.max_request_dtos / KCT_UNSIG_ROUND + 1;
+	for (r = 0, n = 100; r < rounds; r++) {
+		for (i = 0; i < KCT_UNSIG_ROUND; i++)
+			if (!kct_flags_send(t, n + i,
+					    DAT_COMPLETION_UNSIGNALLED_FLAG))
+				goto out;
+		for (i = 0; i < KCT_UNSIG_ROUND; i++)
+			if (!kct_flags_recv(t, n + i, expect))
+				goto out;
+		n += KCT_UNSIG_ROUND;
+		if (!kct_quiet(t, t->cli.req_evd, "client request"))
+			goto out;
+	}
+	if (!KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	    !kct_flags_send(t, n, DAT_COMPLETION_DEFAULT_FLAG) ||
+	    !kct_flags_recv(t, n, expect) ||
+	    !kct_flags_done(t, n, "send after the unsignalled rounds") ||
+	    !kct_quiet(t, t->cli.req_evd, "client request") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	pr_info(KCT "flags: %u unsignalled sends in a row, max_request_dtos %d\n",
+		rounds * KCT_UNSIG_ROUND, t->ep_attr.max_request_dtos);
+	kct_pass(t, "unsignalled-ring");
+
+	/* 4. SOLICITED_WAIT: an ordinary send for the receiver's data. */
+	if (!kct_flags_send(t, 200, DAT_COMPLETION_SOLICITED_WAIT_FLAG) ||
+	    !kct_flags_recv(t, 200, expect) ||
+	    !kct_flags_done(t, 200, "solicited send") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	kct_pass(t, "solicited");
+
+	/*
+	 * 5. BARRIER_FENCE: an RDMA read, then a fenced send of the buffer
+	 * it reads into.  The send waits for the read's data, so the
+	 * server receives what it had in its big buffer; without the fence
+	 * it could send the old contents.
+	 */
+	memset(t->cli.big.va, 0xee, KCT_SLOT);
+	kct_fill(t->srv.big.va, KCT_SLOT, 300);
+	iov.virtual_address = (uintptr_t)t->cli.big.va;
+	iov.segment_length = KCT_SLOT;
+	iov.lmr_context = t->cli.big.lctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 301);
+	if (!kct_rdma1(t, true, 0, (uintptr_t)t->srv.big.va, KCT_SLOT,
+		       t->srv.big.rctx, KCT_COOKIE(KCT_CK_READ, 300)) ||
+	    !KCT_OK(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
+				     DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			  KCT_COOKIE(KCT_CK_READ, 300), KCT_SLOT,
+			  "RDMA read before a fence") ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			  ck.as_64, KCT_SLOT, "fenced send") ||
+	    !kct_recv(t, &t->srv, KCT_SLOT, 300, expect) ||
+	    !KCT_CHECK(!memcmp(t->cli.big.va, t->srv.big.va, KCT_SLOT),
+		       "RDMA read before a fence: data differs") ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	kct_pass(t, "fence");
+
+	/*
+	 * 6. Unsignalled sends posted last are retired, silently, by the
+	 * end of the connection.
+	 */
+	for (n = 400; n < 402; n++)
+		if (!kct_flags_send(t, n, DAT_COMPLETION_UNSIGNALLED_FLAG))
+			goto out;
+	for (n = 400; n < 402; n++)
+		if (!kct_flags_recv(t, n, expect))
+			goto out;
+	if (!KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	    !kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    !kct_flush_recvs(t, &t->srv) || !kct_flush_recvs(t, &t->cli) ||
+	    !kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED) ||
+	    !kct_quiet(t, t->cli.req_evd, "client request"))
+		goto out;
+	kct_pass(t, "unsignalled-end");
+out:
+	kct_close(t);
+	kfree(expect);
+}
+
+/* ---------------------------------------------------------------------
+ * 12. errors: completion errors and connection events
+ */
+
+#define KCT_ERR_RECV_LEN	64	/* the short receive */
+#define KCT_ERR_SEND_LEN	256	/* the send that does not fit in it */
+#define KCT_ERR_RECVS		KCT_RMR_RECVS
+
+/*
+ * The next DTO completion on @evd of @s is @op of cookie @ck with
+ * @status; a success must have moved @len bytes.
+ */
+static bool kct_dto_status(struct kct *t, struct kct_side *s,
+			   DAT_EVD_HANDLE evd, DAT_DTOS op, u64 ck,
+			   DAT_DTO_COMPLETION_STATUS status, u32 len,
+			   const char *what)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	if (status == DAT_DTO_SUCCESS)
+		return kct_dto_done(t, s, evd, op, ck, len, what);
+	if (!kct_wait(t, evd, &ev, KCT_WAIT_MS, what, false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	pr_info(KCT "%s: %s: status %d\n", t->name, what, d->status);
+	return KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			 ev.evd_handle == evd && d->ep_handle == s->ep &&
+			 d->status == status && d->operation == op &&
+			 d->user_cookie.as_64 == ck,
+			 "%s: event 0x%x EP %p status %d op %d cookie 0x%llx, expected status %d op %d cookie 0x%llx",
+			 what, ev.event_number, d->ep_handle, d->status,
+			 d->operation, d->user_cookie.as_64, status, op, ck);
+}
+
+/*
+ * The connection events of both sides after a fault, each @sev or @cev
+ * (0: none within 2 s); logged.
+ */
+static bool kct_err_events(struct kct *t, const char *what,
+			   DAT_EVENT_NUMBER want_sev, DAT_EVENT_NUMBER want_cev,
+			   DAT_EVENT_NUMBER *sev, DAT_EVENT_NUMBER *cev)
+{
+	*sev = kct_next_conn(t, &t->srv, 2000);
+	*cev = kct_next_conn(t, &t->cli, 2000);
+	pr_info(KCT "%s: %s: server event 0x%x (%s), client event 0x%x (%s)\n",
+		t->name, what, *sev, kct_conn_event_name(*sev), *cev,
+		kct_conn_event_name(*cev));
+	return KCT_CHECK(*sev == want_sev && *cev == want_cev,
+			 "%s: connection events: server 0x%x (%s), client 0x%x (%s); expected 0x%x (%s), 0x%x (%s)",
+			 what, *sev, kct_conn_event_name(*sev), *cev,
+			 kct_conn_event_name(*cev), want_sev,
+			 kct_conn_event_name(want_sev), want_cev,
+			 kct_conn_event_name(want_cev));
+}
+
+/*
+ * End a faulty connection: @sev and @cev are the connection events the
+ * sides reported (0: none, the side is still CONNECTED).  The client
+ * disconnects if it has not ended, the server's receives flush, both
+ * report DISCONNECTED and they connect again with fresh receives.
+ */
+static bool kct_err_reconnect(struct kct *t, DAT_EVENT_NUMBER sev,
+			      DAT_EVENT_NUMBER cev)
+{
+	DAT_EVENT ev;
+
+	if (!cev) {
+		if (!KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) ||
+		    !KCT_OK(dat_ep_disconnect(t->cli.ep,
+					      DAT_CLOSE_ABRUPT_FLAG)) ||
+		    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_DISCONNECTED,
+				    &ev))
+			return false;
+		cev = ev.event_number;
+	}
+	if (!sev) {
+		if (!KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_DISCONNECTED,
+				    &ev))
+			return false;
+		sev = ev.event_number;
+	}
+	return kct_flush_recvs(t, &t->srv) && kct_rmr_reconnect(t, sev, cev);
+}
+
+/*
+ * A. Connecting to an address where nobody answers ARP, with a DAT
+ * timeout (20 s) longer than kdapl's address resolution (2 s,
+ * KDAPL_CM_RESOLVE_MS in kdapl_cm.c): in 6.1 the resolution retries
+ * until its own timeout and fails with -ETIMEDOUT
+ * (drivers/infiniband/core/addr.c, process_one_req()), rdma_cm reports
+ * RDMA_CM_EVENT_ADDR_ERROR (cma.c, addr_handler()) and kdapl
+ * UNREACHABLE.  The "timeout" scenario's 500 ms gives TIMED_OUT first.
+ */
+static bool kct_err_unreachable(struct kct *t)
+{
+	struct sockaddr_in nobody;
+	ktime_t start;
+	DAT_EVENT ev;
+	s64 ms;
+
+	if (!kct_nobody(t, &nobody))
+		return false;
+	start = ktime_get();
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&nobody,
+				   port + 14, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_UNREACHABLE, &ev))
+		return false;
+	ms = ktime_ms_delta(ktime_get(), start);
+	pr_info(KCT "errors: %pI4 unreachable after %lld ms\n",
+		&nobody.sin_addr.s_addr, ms);
+	return KCT_CHECK(ms >= 1500 && ms < 10000,
+			 "unreachable after %lld ms: expected the 2 s of address resolution",
+			 ms) &&
+	       KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
+	       kct_quiet(t, t->cli.conn_evd, "client connection") &&
+	       KCT_OK(dat_ep_reset(t->cli.ep)) &&
+	       KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED);
+}
+
+/*
+ * B. A send of KCT_ERR_SEND_LEN bytes into the server's receive slot 0,
+ * posted with room for KCT_ERR_RECV_LEN.
+ *
+ * rxe (6.1): the responder's copy_data() refuses more data than the
+ * receive's length with -EINVAL, not -ENOSPC (rxe_mr.c), which
+ * rxe_resp.c treats as RESPST_ERR_MALFORMED_WQE: the receive completes
+ * with IB_WC_LOC_QP_OP_ERR (DAT_DTO_ERR_LOCAL_EP), the NAK (remote
+ * operation error) completes the send with IB_WC_REM_OP_ERR
+ * (DAT_DTO_ERR_REMOTE_RESPONDER), and both QPs go to the error state
+ * with no affiliated event (rxe_qp_error()): no connection event, both
+ * EPs stay CONNECTED until a side disconnects.
+ *
+ * siw: the receive completes with IB_WC_LOC_LEN_ERR
+ * (DAT_DTO_ERR_LOCAL_LENGTH, siw_send_check_ntoh() in siw_qp_rx.c); the
+ * send completed when it went out, so it succeeded.  siw_proc_send()
+ * raises IB_EVENT_QP_FATAL on the receiver (BROKEN) and drops the
+ * connection (siw_qp_cm_drop()): the sender reports DISCONNECTED.
+ */
+static bool kct_err_short_recv(struct kct *t)
+{
+	DAT_DTO_COMPLETION_STATUS rs = t->iwarp ? DAT_DTO_ERR_LOCAL_LENGTH :
+						  DAT_DTO_ERR_LOCAL_EP;
+	DAT_DTO_COMPLETION_STATUS ss = t->iwarp ? DAT_DTO_SUCCESS :
+						  DAT_DTO_ERR_REMOTE_RESPONDER;
+	DAT_EVENT_NUMBER want_sev = t->iwarp ? DAT_CONNECTION_EVENT_BROKEN : 0;
+	DAT_EVENT_NUMBER want_cev = t->iwarp ?
+				    DAT_CONNECTION_EVENT_DISCONNECTED : 0;
+	DAT_EP_STATE state = t->iwarp ? DAT_EP_STATE_DISCONNECTED :
+					DAT_EP_STATE_CONNECTED;
+	DAT_EVENT_NUMBER sev, cev;
+
+	if (!kct_send(t, &t->cli, 0, KCT_ERR_SEND_LEN, 1, 2) ||
+	    !kct_dto_status(t, &t->srv, t->srv.recv_evd, DAT_DTO_RECEIVE,
+			    KCT_COOKIE(KCT_CK_RECV, 0), rs, 0,
+			    "short receive") ||
+	    !kct_dto_status(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			    KCT_COOKIE(KCT_CK_SEND, 2), ss, KCT_ERR_SEND_LEN,
+			    "send to a short receive"))
+		return false;
+	clear_bit(0, t->srv.recv_posted);
+	return kct_flush_recvs(t, &t->srv) &&
+	       kct_err_events(t, "short receive", want_sev, want_cev, &sev,
+			      &cev) &&
+	       KCT_STATE(&t->srv, state) && KCT_STATE(&t->cli, state) &&
+	       kct_err_reconnect(t, sev, cev);
+}
+
+/*
+ * C. An RDMA read into an RMR that is not bound: dat_rmr_bind() and an
+ * unbind leave the RMR's old context, which kdapl passes to the device
+ * as the local key unchecked (dat_ep_post_rdma_read_to_rmr()).  Posted
+ * with SUPPRESS: a failure still has its event.  The read request goes
+ * out and the response cannot be placed: IB_WC_LOC_PROT_ERR
+ * (DAT_DTO_ERR_LOCAL_PROTECTION), nothing written, on both transports.
+ *
+ * rxe (6.1): the completer's copy_data() fails (rxe_comp.c, do_read())
+ * and the client's QP goes to the error state without an affiliated
+ * event: the EP stays CONNECTED, a later send is flushed; the server's
+ * QP is unaffected.
+ *
+ * siw: siw_proc_rresp() raises IB_EVENT_QP_ACCESS_ERR (siw_qp_rx.c),
+ * which kdapl turns into BROKEN on the client; the client then drops
+ * the connection and the server reports DISCONNECTED.
+ */
+static bool kct_err_local_prot(struct kct *t, DAT_RMR_HANDLE rmr)
+{
+	DAT_EVENT_NUMBER sev, cev, want_sev, want_cev;
+	DAT_RMR_CONTEXT ctx, unbound;
+	DAT_RMR_TRIPLET lr, rr;
+	DAT_DTO_COOKIE ck;
+
+	if (!kct_bind(t, &t->cli, rmr, &t->cli.big, 0, SZ_4K, 0x7001,
+		      &unbound) ||
+	    !kct_bind(t, &t->cli, rmr, &t->cli.big, 0, 0, 0x7002, &ctx))
+		return false;
+	memset(t->cli.big.va, 0xee, SZ_4K);
+	kct_fill(t->srv.big.va, SZ_4K, 5);
+	lr.virtual_address = (uintptr_t)t->cli.big.va;
+	lr.segment_length = SZ_4K;
+	lr.rmr_context = unbound;
+	rr.virtual_address = (uintptr_t)t->srv.big.va;
+	rr.segment_length = SZ_4K;
+	rr.rmr_context = t->srv.big.rctx;
+	ck.as_64 = KCT_COOKIE(KCT_CK_READ, 5);
+	if (!KCT_OK(dat_ep_post_rdma_read_to_rmr(t->cli.ep, &lr, ck, &rr,
+						 DAT_COMPLETION_SUPPRESS_FLAG)) ||
+	    !kct_dto_status(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			    ck.as_64, DAT_DTO_ERR_LOCAL_PROTECTION, 0,
+			    "RDMA read to an unbound RMR") ||
+	    !KCT_CHECK(!memchr_inv(t->cli.big.va, 0xee, SZ_4K),
+		       "RDMA read to an unbound RMR wrote its sink"))
+		return false;
+	want_sev = t->iwarp ? DAT_CONNECTION_EVENT_DISCONNECTED : 0;
+	want_cev = t->iwarp ? DAT_CONNECTION_EVENT_BROKEN : 0;
+	if (!kct_err_events(t, "local protection", want_sev, want_cev, &sev,
+			    &cev))
+		return false;
+	if (t->iwarp)
+		return KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) &&
+		       KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
+		       kct_err_reconnect(t, sev, cev);
+	/* rxe: connected in name only, the client's QP flushes. */
+	return KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED) &&
+	       KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) &&
+	       kct_send(t, &t->cli, 0, 32, 6, 6) &&
+	       kct_dto_status(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			      KCT_COOKIE(KCT_CK_SEND, 6), DAT_DTO_ERR_FLUSHED,
+			      0, "send after the protection error") &&
+	       kct_err_reconnect(t, sev, cev);
+}
+
+static void kct_errors(struct kct *t)
+{
+	DAT_RMR_HANDLE rmr = DAT_HANDLE_NULL;
+	DAT_EVENT est;
+	unsigned int i;
+
+	if (!kct_open(t, port + 13, true) || !kct_err_unreachable(t))
+		goto out;
+	kct_pass(t, "unreachable");
+
+	/* Receive slot 0 of the server is short. */
+	if (!KCT_OK(kct_post_recv_len_ret(&t->srv, 0, KCT_ERR_RECV_LEN)))
+		goto out;
+	for (i = 1; i < KCT_ERR_RECVS; i++)
+		if (!kct_post_recv(t, &t->srv, i))
+			goto out;
+	if (!kct_post_recvs(t, &t->cli, KCT_ERR_RECVS) ||
+	    !kct_connect(t, NULL, 0, NULL, 0, &est) ||
+	    !kct_err_short_recv(t))
+		goto out;
+	kct_pass(t, "short-recv");
+
+	if (!KCT_OK(dat_rmr_create(t->pz, &rmr)) ||
+	    !kct_err_local_prot(t, rmr))
+		goto out;
+	kct_pass(t, "local-protection");
+
+	if (!kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    !kct_flush_recvs(t, &t->cli) || !kct_flush_recvs(t, &t->srv) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED))
+		goto out;
+out:
+	if (rmr)
+		KCT_OK(dat_rmr_free(rmr));
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -2105,6 +2656,8 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "flush", kct_flush },
 	{ "rmr", kct_rmr },
 	{ "handoff", kct_handoff },
+	{ "flags", kct_flags },
+	{ "errors", kct_errors },
 };
 
 static bool kct_selected(const char *name)

@@ -6,15 +6,20 @@
 # Scenarios: pingpong (private data, send/receive, graceful disconnect),
 # rdma (1 MiB RDMA write/read in 4 KiB..1 MiB segments, CRC32 checked),
 # cycles (1000 connect/disconnect cycles), reject (peer and no listener),
-# rsp (reserved EP: RESERVED, TENTATIVE, accept), timeout (no host),
-# flush (abrupt disconnect with DTOs outstanding), rmr (RMR bind, remote
-# access errors, send with invalidate, RDMA read into an RMR) and handoff
-# (a request passed to another PSP).  The sanitizer scan of
-# the run checks for leaks.  conn_siw.sh is the same on siw.
+# rsp (reserved EP: RESERVED, TENTATIVE, accept), timeout (no host:
+# TIMED_OUT), flush (abrupt disconnect with DTOs outstanding), rmr (RMR
+# bind, remote access errors, send with invalidate, RDMA read into an
+# RMR), handoff (a request passed to another PSP), flags (SUPPRESS,
+# UNSIGNALLED, SOLICITED_WAIT and BARRIER_FENCE completion flags) and
+# errors (UNREACHABLE, a send into a short receive, a local protection
+# error: the statuses and connection events of each transport).  The
+# sanitizer scan of the run checks for leaks.  conn_siw.sh is the same
+# on siw.
 
 . /usr/lib/kdapl/lib.sh
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
+CONN_TESTS="$CONN_TESTS flags errors"
 
 # conn_run IA ADDR: run every scenario on IA; prints what went wrong.
 conn_run() {

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The kdapl_conn_test scenarios of conn_rxe.sh on soft iWARP (siw0-1,
-# 10.0.3.15), which only the debug kernel has.
+# 10.0.3.15), which only the debug kernel has.  Where siw and rxe differ
+# (the errors scenario: completion statuses, connection events), the
+# module asserts what each does in 6.1.
 
 . /usr/lib/kdapl/lib.sh
 
 kernel_is_debug || skip "siw is only in the debug kernel"
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
+CONN_TESTS="$CONN_TESTS flags errors"
 
 # conn_run IA ADDR: run every scenario on IA; prints what went wrong.
 conn_run() {
