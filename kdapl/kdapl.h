@@ -794,6 +794,7 @@ DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 void kdapl_cm_ep_destroy(struct kdapl_ep *ep);
 void kdapl_cm_ep_detach(struct kdapl_ep *ep);
 void kdapl_cm_ep_reset(struct kdapl_ep *ep);
+void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp);
 
 /**
  * kdapl_dto_ep_init() - set up the DTO state of a new EP

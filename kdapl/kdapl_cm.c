@@ -539,26 +539,32 @@ static void kdapl_conn_timeout_work(struct work_struct *work)
 }
 
 /* Fatal errors of the QP break the connection.  Any context. */
-static void kdapl_conn_qp_event(struct ib_event *event, void *context)
+/**
+ * kdapl_cm_qp_broken() - the QP of an EP's connection is in error
+ * @ep: the EP
+ * @qp: the QP (of a QP event or a work completion)
+ *
+ * Ends the connection with BROKEN unless it has ended already (or @qp
+ * is not its QP any more).  Called on the QP's fatal events and on a
+ * work request that completes in error, flushes aside: a failed work
+ * request leaves its QP in the error state on every transport, but not
+ * every provider says so with an affiliated event (rxe in 6.1 does not,
+ * see rxe_qp_error(); siw does).  The connection is broken either way,
+ * as dat_lmr_free() requires of a remote access with a dead
+ * rmr_context.
+ *
+ * Context: any context.
+ */
+void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp)
 {
-	struct kdapl_ep *ep = context;
 	struct kdapl_conn *conn;
 	unsigned long flags;
 	bool ended = false;
 
-	switch (event->event) {
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-	case IB_EVENT_PATH_MIG_ERR:
-		break;
-	default:
-		return;
-	}
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
 	/* The QP of @conn exists, so the EP still holds @conn. */
-	if (conn && conn->qp == event->element.qp) {
+	if (conn && conn->qp == qp) {
 		ended = kdapl_conn_end_locked(conn,
 					      DAT_CONNECTION_EVENT_BROKEN);
 		if (ended)
@@ -569,6 +575,20 @@ static void kdapl_conn_qp_event(struct ib_event *event, void *context)
 		kdapl_conn_queue(conn, &conn->event_work);
 		kdapl_conn_queue(conn, &conn->teardown_work);
 		kdapl_conn_put(conn);
+	}
+}
+
+static void kdapl_conn_qp_event(struct ib_event *event, void *context)
+{
+	switch (event->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		kdapl_cm_qp_broken(context, event->element.qp);
+		break;
+	default:
+		break;
 	}
 }
 

@@ -317,9 +317,21 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 	return true;
 }
 
+/*
+ * A work request that failed (not flushed) left the QP in the error
+ * state: the connection is broken, after the failure's own event.
+ */
+static void kdapl_dto_check_qp(struct kdapl_ep *ep, const struct ib_wc *wc)
+{
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR))
+		kdapl_cm_qp_broken(ep, wc->qp);
+}
+
 /* Completion of a receive posted to the EP's QP; CQ context. */
 static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
+	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 	struct kdapl_dto_slot *s =
 		container_of(wc->wr_cqe, struct kdapl_dto_slot, cqe);
 	struct kdapl_ep *ep = s->ep;
@@ -327,7 +339,6 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	DAT_DTO_COMPLETION_STATUS status = kdapl_dto_wc_status(wc->status);
 	DAT_RMR_CONTEXT inv = 0;
 	bool report;
-	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 
 	/* Receives complete in the order they were posted. */
 	WARN_ON_ONCE(s != &r->slots[r->tail & r->mask]);
@@ -342,6 +353,7 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_dec(&ep->recv_outstanding);
 	if (report)
 		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+	kdapl_dto_check_qp(ep, wc);
 }
 
 /*
@@ -350,6 +362,7 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 {
+	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 	struct kdapl_dto_slot *s =
 		container_of(wc->wr_cqe, struct kdapl_dto_slot, cqe);
 	struct kdapl_ep *ep = s->ep;
@@ -358,7 +371,6 @@ static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 tail = r->tail, slot = s - r->slots;
 	unsigned int retired = 0;
 	bool report;
-	DAT_EVENT ev __uninitialized;	/* kdapl_dto_event() fills it */
 
 	if (WARN_ON_ONCE(slot > r->mask))
 		return;
@@ -384,6 +396,7 @@ static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_sub(retired, &ep->request_outstanding);
 	if (report)
 		kdapl_dto_deliver(READ_ONCE(ep->request_evd), &ev);
+	kdapl_dto_check_qp(ep, wc);
 }
 
 /* Completion of an LMR registration; CQ context. */

@@ -191,10 +191,10 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 				 unsigned long flags)
 	__releases(&evd->lock)
 {
+	DAT_EVENT event __uninitialized;	/* filled by kdapl_evd_pop() */
 	DAT_UPCALL_OBJECT upcall;
 	const DAT_EVENT *next;
 	bool report = false;
-	DAT_EVENT event __uninitialized;	/* filled by kdapl_evd_pop() */
 	bool more;
 	int ret = 0;
 

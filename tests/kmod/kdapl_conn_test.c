@@ -1860,12 +1860,16 @@ static bool kct_rmr_fault(struct kct *t, const char *what, u64 ck)
 		what, sev, kct_conn_event_name(sev), cev,
 		kct_conn_event_name(cev));
 	/*
-	 * rxe moves both QPs to the error state without an affiliated
-	 * event: no connection event until a side disconnects.
+	 * rxe: the write fails with REMOTE_ACCESS and kdapl breaks the
+	 * client's connection (kdapl_cm_qp_broken()); the server's QP went
+	 * to the error state without an event or a failed DTO of its own
+	 * (its receives flush), and it sees the client close.
 	 */
-	if (!t->iwarp && !KCT_CHECK(!sev && !cev,
-				    "%s: connection events 0x%x 0x%x on RoCE",
-				    what, sev, cev))
+	if (!t->iwarp &&
+	    !KCT_CHECK(cev == DAT_CONNECTION_EVENT_BROKEN &&
+		       sev == DAT_CONNECTION_EVENT_DISCONNECTED,
+		       "%s: connection events 0x%x 0x%x on RoCE", what, sev,
+		       cev))
 		return false;
 	/*
 	 * siw: the server terminates the connection (BROKEN, or
@@ -2497,8 +2501,10 @@ static bool kct_err_unreachable(struct kct *t)
  * with IB_WC_LOC_QP_OP_ERR (DAT_DTO_ERR_LOCAL_EP), the NAK (remote
  * operation error) completes the send with IB_WC_REM_OP_ERR
  * (DAT_DTO_ERR_REMOTE_RESPONDER), and both QPs go to the error state
- * with no affiliated event (rxe_qp_error()): no connection event, both
- * EPs stay CONNECTED until a side disconnects.
+ * with no affiliated event (rxe_qp_error()).  Each side's failed DTO
+ * makes kdapl break its connection: both report BROKEN (the server's
+ * failure comes before the NAK that fails the client's send, and a
+ * close by the other side only after it).
  *
  * siw: the receive completes with IB_WC_LOC_LEN_ERR
  * (DAT_DTO_ERR_LOCAL_LENGTH, siw_send_check_ntoh() in siw_qp_rx.c); the
@@ -2512,11 +2518,9 @@ static bool kct_err_short_recv(struct kct *t)
 						  DAT_DTO_ERR_LOCAL_EP;
 	DAT_DTO_COMPLETION_STATUS ss = t->iwarp ? DAT_DTO_SUCCESS :
 						  DAT_DTO_ERR_REMOTE_RESPONDER;
-	DAT_EVENT_NUMBER want_sev = t->iwarp ? DAT_CONNECTION_EVENT_BROKEN : 0;
 	DAT_EVENT_NUMBER want_cev = t->iwarp ?
-				    DAT_CONNECTION_EVENT_DISCONNECTED : 0;
-	DAT_EP_STATE state = t->iwarp ? DAT_EP_STATE_DISCONNECTED :
-					DAT_EP_STATE_CONNECTED;
+				    DAT_CONNECTION_EVENT_DISCONNECTED :
+				    DAT_CONNECTION_EVENT_BROKEN;
 	DAT_EVENT_NUMBER sev, cev;
 
 	if (!kct_send(t, &t->cli, 0, KCT_ERR_SEND_LEN, 1, 2) ||
@@ -2529,9 +2533,10 @@ static bool kct_err_short_recv(struct kct *t)
 		return false;
 	clear_bit(0, t->srv.recv_posted);
 	return kct_flush_recvs(t, &t->srv) &&
-	       kct_err_events(t, "short receive", want_sev, want_cev, &sev,
-			      &cev) &&
-	       KCT_STATE(&t->srv, state) && KCT_STATE(&t->cli, state) &&
+	       kct_err_events(t, "short receive", DAT_CONNECTION_EVENT_BROKEN,
+			      want_cev, &sev, &cev) &&
+	       KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) &&
+	       KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
 	       kct_err_reconnect(t, sev, cev);
 }
 
@@ -2545,16 +2550,14 @@ static bool kct_err_short_recv(struct kct *t)
  *
  * rxe (6.1): the completer's copy_data() fails (rxe_comp.c, do_read())
  * and the client's QP goes to the error state without an affiliated
- * event: the EP stays CONNECTED, a later send is flushed; the server's
- * QP is unaffected.
- *
- * siw: siw_proc_rresp() raises IB_EVENT_QP_ACCESS_ERR (siw_qp_rx.c),
- * which kdapl turns into BROKEN on the client; the client then drops
- * the connection and the server reports DISCONNECTED.
+ * event; the failed read makes kdapl break the client's connection.
+ * siw: siw_proc_rresp() raises IB_EVENT_QP_ACCESS_ERR (siw_qp_rx.c) as
+ * well.  Either way the client reports BROKEN and drops the connection,
+ * and the server, whose QP is unaffected, reports DISCONNECTED.
  */
 static bool kct_err_local_prot(struct kct *t, DAT_RMR_HANDLE rmr)
 {
-	DAT_EVENT_NUMBER sev, cev, want_sev, want_cev;
+	DAT_EVENT_NUMBER sev, cev;
 	DAT_RMR_CONTEXT ctx, unbound;
 	DAT_RMR_TRIPLET lr, rr;
 	DAT_DTO_COOKIE ck;
@@ -2580,22 +2583,11 @@ static bool kct_err_local_prot(struct kct *t, DAT_RMR_HANDLE rmr)
 	    !KCT_CHECK(!memchr_inv(t->cli.big.va, 0xee, SZ_4K),
 		       "RDMA read to an unbound RMR wrote its sink"))
 		return false;
-	want_sev = t->iwarp ? DAT_CONNECTION_EVENT_DISCONNECTED : 0;
-	want_cev = t->iwarp ? DAT_CONNECTION_EVENT_BROKEN : 0;
-	if (!kct_err_events(t, "local protection", want_sev, want_cev, &sev,
-			    &cev))
-		return false;
-	if (t->iwarp)
-		return KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) &&
-		       KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
-		       kct_err_reconnect(t, sev, cev);
-	/* rxe: connected in name only, the client's QP flushes. */
-	return KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED) &&
-	       KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) &&
-	       kct_send(t, &t->cli, 0, 32, 6, 6) &&
-	       kct_dto_status(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
-			      KCT_COOKIE(KCT_CK_SEND, 6), DAT_DTO_ERR_FLUSHED,
-			      0, "send after the protection error") &&
+	return kct_err_events(t, "local protection",
+			      DAT_CONNECTION_EVENT_DISCONNECTED,
+			      DAT_CONNECTION_EVENT_BROKEN, &sev, &cev) &&
+	       KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) &&
+	       KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
 	       kct_err_reconnect(t, sev, cev);
 }
 
