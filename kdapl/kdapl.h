@@ -171,6 +171,7 @@ extern const struct kdapl_type_ops kdapl_srq_type;
 void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 		       struct kdapl_ia *ia);
 int kdapl_object_publish(struct kdapl_object *obj);
+void kdapl_object_exit(void);
 bool kdapl_object_unpublish(struct kdapl_object *obj);
 DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 			    DAT_RETURN_SUBTYPE bad_handle,
@@ -200,7 +201,29 @@ static inline DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj)
 	return (DAT_HANDLE)(uintptr_t)v;
 }
 
-extern struct xarray kdapl_handles;
+#define KDAPL_HANDLE_TABLE_MIN	256
+
+/**
+ * struct kdapl_handle_table - published objects by handle index
+ * @size: slots in @objs
+ * @rcu: frees a replaced table
+ * @objs: the object of each index, NULL for a free one
+ */
+struct kdapl_handle_table {
+	u32 size;
+	struct rcu_head rcu;
+	struct kdapl_object __rcu *objs[];
+};
+
+extern struct kdapl_handle_table __rcu *kdapl_handle_table;
+
+/* The object at index @id of the handle table, or NULL.  Under RCU. */
+static inline struct kdapl_object *kdapl_handle_table_obj(u32 id)
+{
+	struct kdapl_handle_table *t = rcu_dereference(kdapl_handle_table);
+
+	return t && id < t->size ? rcu_dereference(t->objs[id]) : NULL;
+}
 
 /**
  * kdapl_object_lookup_rcu() - look up a handle without taking a reference
@@ -228,7 +251,7 @@ kdapl_object_lookup_rcu(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
 			 "handle lookup outside an RCU read section");
 	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
 		return NULL;
-	obj = xa_load(&kdapl_handles, (u32)v);
+	obj = kdapl_handle_table_obj((u32)v);
 	if (!obj || obj->type != type || obj->gen != gen ||
 	    !kref_read(&obj->ref))
 		return NULL;

@@ -53,6 +53,7 @@ static void __exit kdapl_exit(void)
 	kdapl_device_exit();
 	debugfs_remove_recursive(kdapl_debugfs);
 	destroy_workqueue(kdapl_wq);
+	kdapl_object_exit();
 }
 
 module_init(kdapl_init);

@@ -12,8 +12,17 @@
  * A lookup checks all three and takes a reference, so a NULL, freed,
  * stale, foreign or made-up handle gives DAT_INVALID_HANDLE and never
  * touches freed memory.  The generation makes a handle of a freed object
- * useless even once its index is reused.  Lookups run under RCU and may
- * come from any context; object memory is freed after a grace period.
+ * useless even once its index is reused, as the lowest free index is.
+ * Lookups run under RCU and may come from any context; object memory is
+ * freed after a grace period.
+ *
+ * The xarray allocates indexes and owns the entries; lookups read a flat
+ * copy of its pointers, kdapl_handle_table, indexed by the handle's
+ * index: two loads and no call on every DTO post instead of an xarray
+ * walk (which takes an RCU read section of its own).  The table only
+ * grows, by doubling, before an index beyond it is used; every write to
+ * it is made under the xarray's lock, and a replaced table is freed
+ * after a grace period.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -25,10 +34,12 @@
 #include "kdapl.h"
 
 /* Every published object by id; see kdapl_object_lookup_rcu(). */
-struct xarray kdapl_handles =
-	XARRAY_INIT(kdapl_handles, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-EXPORT_SYMBOL_IF_KUNIT(kdapl_handles);
-static u32 kdapl_handle_next;	/* cyclic allocation cursor, under the xa lock */
+static DEFINE_XARRAY_FLAGS(kdapl_handles, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+
+struct kdapl_handle_table __rcu *kdapl_handle_table;
+EXPORT_SYMBOL_IF_KUNIT(kdapl_handle_table);
+/* Serialises the growth of kdapl_handle_table. */
+static DEFINE_MUTEX(kdapl_handle_grow);
 static atomic_t kdapl_generation = ATOMIC_INIT(0);
 
 /* The per-type operations, indexed by DAT_HANDLE_TYPE. */
@@ -79,6 +90,68 @@ void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 	INIT_LIST_HEAD(&obj->ia_entry);
 }
 
+/* The table, for a writer holding the xarray's lock. */
+static struct kdapl_handle_table *kdapl_handle_table_locked(void)
+{
+	return rcu_dereference_protected(kdapl_handle_table,
+					 lockdep_is_held(&kdapl_handles.xa_lock));
+}
+
+/*
+ * Make kdapl_handle_table hold index @id, growing it by doubling.
+ * Process context, may sleep.  Returns 0 or -ENOMEM.
+ */
+static int kdapl_handle_table_fit(u32 id)
+{
+	struct kdapl_handle_table *old, *new;
+	unsigned long flags;
+	u32 size, i;
+
+	mutex_lock(&kdapl_handle_grow);
+	old = rcu_dereference_protected(kdapl_handle_table,
+					lockdep_is_held(&kdapl_handle_grow));
+	if (old && id < old->size) {
+		mutex_unlock(&kdapl_handle_grow);
+		return 0;
+	}
+	size = old ? old->size : KDAPL_HANDLE_TABLE_MIN;
+	while (size <= id)
+		size *= 2;
+	new = kvzalloc(struct_size(new, objs, size), GFP_KERNEL);
+	if (!new) {
+		mutex_unlock(&kdapl_handle_grow);
+		return -ENOMEM;
+	}
+	new->size = size;
+	xa_lock_irqsave(&kdapl_handles, flags);
+	for (i = 0; old && i < old->size; i++)
+		RCU_INIT_POINTER(new->objs[i],
+				 rcu_dereference_protected(old->objs[i], true));
+	rcu_assign_pointer(kdapl_handle_table, new);
+	xa_unlock_irqrestore(&kdapl_handles, flags);
+	mutex_unlock(&kdapl_handle_grow);
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+
+/**
+ * kdapl_object_exit() - free the handle table at module unload
+ *
+ * Every object is gone by then.
+ *
+ * Context: process context.
+ */
+void kdapl_object_exit(void)
+{
+	struct kdapl_handle_table *t;
+
+	WARN_ON_ONCE(!xa_empty(&kdapl_handles));
+	t = rcu_dereference_protected(kdapl_handle_table, true);
+	RCU_INIT_POINTER(kdapl_handle_table, NULL);
+	kvfree_rcu(t, rcu);
+}
+
 /**
  * kdapl_object_publish() - give an object its handle
  * @obj: an object from kdapl_object_init(), fully set up
@@ -94,6 +167,7 @@ void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
  */
 int kdapl_object_publish(struct kdapl_object *obj)
 {
+	unsigned long flags;
 	u32 gen;
 	int ret;
 
@@ -105,15 +179,22 @@ int kdapl_object_publish(struct kdapl_object *obj)
 
 	if (&obj->ia->obj != obj)
 		kref_get(&obj->ia->obj.ref);
-	ret = xa_alloc_cyclic_irq(&kdapl_handles, &obj->id, obj,
-				  XA_LIMIT(1, U32_MAX), &kdapl_handle_next,
-				  GFP_KERNEL);
-	if (ret < 0) {
+	obj->id = 0;
+	ret = xa_alloc_irq(&kdapl_handles, &obj->id, obj, XA_LIMIT(1, U32_MAX),
+			   GFP_KERNEL);
+	if (!ret)
+		ret = kdapl_handle_table_fit(obj->id);
+	if (ret) {
+		if (obj->id)
+			xa_erase_irq(&kdapl_handles, obj->id);
 		obj->id = 0;
 		if (&obj->ia->obj != obj)
 			kdapl_object_put(&obj->ia->obj);
 		return ret;
 	}
+	xa_lock_irqsave(&kdapl_handles, flags);
+	rcu_assign_pointer(kdapl_handle_table_locked()->objs[obj->id], obj);
+	xa_unlock_irqrestore(&kdapl_handles, flags);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_publish);
@@ -135,8 +216,11 @@ bool kdapl_object_unpublish(struct kdapl_object *obj)
 
 	xa_lock_irqsave(&kdapl_handles, flags);
 	mine = obj->id && xa_load(&kdapl_handles, obj->id) == obj;
-	if (mine)
+	if (mine) {
+		RCU_INIT_POINTER(kdapl_handle_table_locked()->objs[obj->id],
+				 NULL);
 		__xa_erase(&kdapl_handles, obj->id);
+	}
 	xa_unlock_irqrestore(&kdapl_handles, flags);
 
 	if (mine)
@@ -168,7 +252,7 @@ DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 		return dat_error(DAT_INVALID_HANDLE, bad_handle);
 
 	rcu_read_lock();
-	obj = xa_load(&kdapl_handles, (u32)v);
+	obj = kdapl_handle_table_obj((u32)v);
 	if (!obj || obj->type != type || obj->gen != gen ||
 	    !kref_get_unless_zero(&obj->ref))
 		obj = NULL;
