@@ -850,6 +850,7 @@ void kdapl_dto_qp_gone(struct kdapl_ep *ep);
 
 /* kdapl_dto.c services for the LMR, RMR and SRQ code. */
 DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
+void kdapl_dto_check_qp(struct kdapl_ep *ep, const struct ib_wc *wc);
 void kdapl_dto_lmr_created(struct kdapl_lmr *lmr);
 void kdapl_dto_reg_lock(void);
 void kdapl_dto_reg_unlock(void);

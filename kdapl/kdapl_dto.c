@@ -317,11 +317,19 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 	return true;
 }
 
-/*
+/**
+ * kdapl_dto_check_qp() - break the connection after a failed work request
+ * @ep: the EP whose QP the work request was posted on
+ * @wc: its work completion
+ *
  * A work request that failed (not flushed) left the QP in the error
- * state: the connection is broken, after the failure's own event.
+ * state: the connection is broken (kdapl_cm_qp_broken()).  Called by
+ * the completion handlers of EP and SRQ receives and of requests, after
+ * the failure's own event.
+ *
+ * Context: CQ context.
  */
-static void kdapl_dto_check_qp(struct kdapl_ep *ep, const struct ib_wc *wc)
+void kdapl_dto_check_qp(struct kdapl_ep *ep, const struct ib_wc *wc)
 {
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR))

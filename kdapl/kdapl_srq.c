@@ -76,9 +76,7 @@ static void kdapl_srq_report(struct ib_wc *wc, DAT_DTO_COOKIE cookie)
 		}
 	}
 	kdapl_evd_post(evd, &event);
-	/* As for the EP's own receives: see kdapl_cm_qp_broken(). */
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		kdapl_cm_qp_broken(ep, wc->qp);
+	kdapl_dto_check_qp(ep, wc);
 }
 
 /* Completion of a receive taken from the SRQ; CQ context. */
