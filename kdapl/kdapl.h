@@ -217,12 +217,20 @@ struct kdapl_handle_table {
 
 extern struct kdapl_handle_table __rcu *kdapl_handle_table;
 
-/* The object at index @id of the handle table, or NULL.  Under RCU. */
+/*
+ * The object at index @id of the handle table, or NULL.  Under RCU, or
+ * with interrupts disabled (also a read-side section for the normal
+ * flavour of RCU, which the table and objects are freed with).
+ */
 static inline struct kdapl_object *kdapl_handle_table_obj(u32 id)
 {
-	struct kdapl_handle_table *t = rcu_dereference(kdapl_handle_table);
+	struct kdapl_handle_table *t;
 
-	return t && id < t->size ? rcu_dereference(t->objs[id]) : NULL;
+	t = rcu_dereference_check(kdapl_handle_table,
+				  rcu_read_lock_any_held());
+	return t && id < t->size ?
+	       rcu_dereference_check(t->objs[id], rcu_read_lock_any_held()) :
+	       NULL;
 }
 
 /**
@@ -231,12 +239,13 @@ static inline struct kdapl_object *kdapl_handle_table_obj(u32 id)
  * @type: the type the handle must have
  *
  * For fast paths that pin the object by other means once found: the
- * caller holds rcu_read_lock() from the lookup until it has taken a lock
- * of the object under which it checks that the object is still in
- * service (object memory is freed only after a grace period).  Inline:
- * every DTO post starts with it.
+ * caller holds rcu_read_lock(), or keeps interrupts disabled, from the
+ * lookup until it has taken a lock of the object under which it checks
+ * that the object is still in service (object memory is freed only
+ * after a grace period, which also waits for code running with
+ * interrupts disabled).  Inline: every DTO post starts with it.
  *
- * Context: any context, under rcu_read_lock().
+ * Context: any context, under rcu_read_lock() or interrupts disabled.
  * Return: the object, or NULL if @handle is NULL, of another type, stale
  * or unknown, or the object is being released.
  */
@@ -247,9 +256,10 @@ kdapl_object_lookup_rcu(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
 	struct kdapl_object *obj;
 	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
 			 "handle lookup outside an RCU read section");
-	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
+	/* A NULL handle or generation 0 matches no object (gen != 0). */
+	if ((v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type)
 		return NULL;
 	obj = kdapl_handle_table_obj((u32)v);
 	if (!obj || obj->type != type || obj->gen != gen ||
@@ -646,8 +656,9 @@ static inline bool kdapl_lmr_covers(const struct kdapl_lmr *lmr,
  * @pz: the PZ
  * @lmr_context: the key
  *
- * Context: any context, under rcu_read_lock(); the LMR's memory stays
- * until a grace period after it left the PZ.
+ * Context: any context, under rcu_read_lock() or with interrupts
+ * disabled; the LMR's memory stays until a grace period after it left
+ * the PZ.
  * Return: the LMR, or NULL.
  */
 static inline struct kdapl_lmr *kdapl_pz_lmr_rcu(struct kdapl_pz *pz,

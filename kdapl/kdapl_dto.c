@@ -836,16 +836,19 @@ static bool kdapl_dto_flush_state(DAT_EP_STATE state)
 }
 
 /*
- * The EP of a handle, for a post, without a reference: the caller holds
- * rcu_read_lock() until it holds ep->lock, and posts only if ep->dto is
- * still there.  That pins everything the post uses: kdapl_ep_destroy()
- * clears ep->dto under ep->lock (kdapl_dto_ep_fini()) before it lets go
- * of the EP's PZ and EVDs, the EP's memory is freed only once it is
- * unpublished and after a grace period (kfree_rcu()), and ep->qp is
- * cleared under ep->lock before the QP is destroyed.  Saves the atomic
- * get and put of kdapl_get() on every post.
+ * The EP of a handle, for a post, without a reference: the caller keeps
+ * interrupts disabled from the lookup until it holds ep->lock (with
+ * consolidated RCU that is a read-side critical section: the grace
+ * period of kfree_rcu() waits for it, and it costs less than
+ * rcu_read_lock(), a call with preemptible RCU), and posts only if
+ * ep->dto is still there.  That pins everything the post uses:
+ * kdapl_ep_destroy() clears ep->dto under ep->lock (kdapl_dto_ep_fini())
+ * before it lets go of the EP's PZ and EVDs, the EP's memory is freed
+ * only once it is unpublished and after a grace period (kfree_rcu()),
+ * and ep->qp is cleared under ep->lock before the QP is destroyed.
+ * Saves the atomic get and put of kdapl_get() on every post.
  */
-static struct kdapl_ep *kdapl_dto_ep(DAT_EP_HANDLE ep_handle)
+static __always_inline struct kdapl_ep *kdapl_dto_ep(DAT_EP_HANDLE ep_handle)
 {
 	struct kdapl_object *obj;
 
@@ -862,13 +865,14 @@ enum kdapl_dto_use {
 
 /*
  * Check @n local segments against the LMRs of @pz and fill @sge (may be
- * NULL to only check); *total gets their length.  ep->lock held, inside
- * the caller's RCU read section (LMRs are freed after a grace period).
+ * NULL to only check); *total gets their length.  ep->lock held with
+ * interrupts disabled since the EP lookup (LMRs are freed after a grace
+ * period).
  */
-static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
-				      const DAT_LMR_TRIPLET *iov, DAT_COUNT n,
-				      struct ib_sge *sge, enum kdapl_dto_use use,
-				      bool need_registered, u64 *total)
+static __always_inline DAT_RETURN
+kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
+		    const DAT_LMR_TRIPLET *iov, DAT_COUNT n, struct ib_sge *sge,
+		    enum kdapl_dto_use use, bool need_registered, u64 *total)
 {
 	DAT_RETURN_SUBTYPE prot = use == KDAPL_DTO_SOURCE ?
 				  DAT_PROTECTION_READ : DAT_PROTECTION_WRITE;
@@ -876,7 +880,7 @@ static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 	u64 sum = 0;
 	DAT_COUNT i;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "LMR lookup outside RCU");
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "LMR lookup outside RCU");
 	for (i = 0; i < n; i++) {
 		const DAT_LMR_TRIPLET *t = &iov[i];
 		struct kdapl_lmr *lmr;
@@ -911,6 +915,44 @@ static DAT_RETURN kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 	}
 	*total = sum;
 	return ret;
+}
+
+/*
+ * A receive posted on an EP that lost its connection (see
+ * dat_ep_post_recv()) is checked like any other and then completes as
+ * flushed.  ep->lock held, interrupts disabled.  Takes a reference for
+ * kdapl_dto_recv_flush(), whose upcall may sleep.  Out of line: the
+ * posting path stays small.
+ */
+static noinline DAT_RETURN
+kdapl_dto_recv_flush_check(struct kdapl_ep *ep, const DAT_LMR_TRIPLET *iov,
+			   DAT_COUNT n, u64 *total)
+{
+	DAT_RETURN ret;
+
+	ret = kdapl_dto_build_sge(ep, ep->pz, iov, n, NULL, KDAPL_DTO_SINK,
+				  false, total);
+	if (!ret) {
+		WRITE_ONCE(ep->recvs_posted, true);
+		kref_get(&ep->obj.ref);
+	}
+	return ret;
+}
+
+/* Deliver the flushed completion of such a receive; drops the reference. */
+static noinline void kdapl_dto_recv_flush(struct kdapl_ep *ep,
+					  DAT_DTO_COOKIE cookie)
+{
+	struct kdapl_dto_slot flushed = {
+		.ep = ep,
+		.cookie = cookie,
+		.op = DAT_DTO_RECEIVE,
+	};
+	DAT_EVENT ev;
+
+	kdapl_dto_flush_event(ep, &flushed, &ev);
+	kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+	kdapl_object_put(&ep->obj);
 }
 
 /**
@@ -953,86 +995,74 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 			    DAT_DTO_COOKIE user_cookie,
 			    DAT_COMPLETION_FLAGS completion_flags)
 {
-	/* Filled only for a receive flushed at once (a rare path). */
-	struct kdapl_dto_slot *s, flushed __uninitialized;
+	struct kdapl_dto_slot *s;
 	struct kdapl_dto_ring *r;
 	struct kdapl_ep *ep;
 	bool flush = false;
 	unsigned long flags;
 	struct ib_qp *qp;
 	DAT_RETURN ret;
-	DAT_EVENT ev __uninitialized;
 	u32 limit;
 	u64 total = 0;
 
 	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
-	rcu_read_lock();
+	local_irq_save(flags);
 	ep = kdapl_dto_ep(ep_handle);
-	if (!ep) {
-		rcu_read_unlock();
-		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (unlikely(!ep)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto out;
 	}
-	if (num_segments < 0) {
+	if (unlikely(num_segments < 0)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto out;
 	}
-	if (num_segments && !local_iov) {
+	if (unlikely(num_segments && !local_iov)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto out;
 	}
-	if (completion_flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG) {
+	if (unlikely(completion_flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 		goto out;
 	}
 
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->dto) {
+	spin_lock(&ep->lock);
+	if (unlikely(!ep->dto)) {
 		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 		goto unlock;
 	}
 	r = &ep->dto->recv;
-	if (ep->srq) {
+	if (unlikely(ep->srq)) {
 		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 		goto unlock;
 	}
-	if ((completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-	    !(ep->attr.recv_completion_flags &
-	      DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+	if (unlikely((completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+		     !(ep->attr.recv_completion_flags &
+		       DAT_COMPLETION_UNSIGNALLED_FLAG))) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 		goto unlock;
 	}
-	if (num_segments > min_t(u32, ep->attr.max_recv_iov, r->iov)) {
+	if (unlikely(num_segments > min_t(u32, ep->attr.max_recv_iov,
+					  r->iov))) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto unlock;
 	}
 	qp = ep->qp;
-	if (!qp && kdapl_dto_flush_state(ep->state)) {
-		/* Checked like any receive, then flushed. */
-		ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments,
-					  NULL, KDAPL_DTO_SINK, false, &total);
-		if (!ret) {
-			memset(&flushed, 0, sizeof(flushed));
-			flushed.ep = ep;
-			flushed.cookie = user_cookie;
-			flushed.op = DAT_DTO_RECEIVE;
-			kdapl_dto_flush_event(ep, &flushed, &ev);
-			WRITE_ONCE(ep->recvs_posted, true);
-			/* The upcall may sleep: a reference, not RCU. */
-			kref_get(&ep->obj.ref);
-			flush = true;
-		}
+	if (unlikely(!qp && kdapl_dto_flush_state(ep->state))) {
+		ret = kdapl_dto_recv_flush_check(ep, local_iov, num_segments,
+						 &total);
+		flush = !ret;
 		goto unlock;
 	}
 	limit = min_t(u32, max(ep->attr.max_recv_dtos, 1), r->limit);
 	/* Pairs with the release of the completion that frees slots. */
-	if (r->head - smp_load_acquire(&r->tail) >= limit) {
+	if (unlikely(r->head - smp_load_acquire(&r->tail) >= limit)) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto unlock;
 	}
 	s = &r->slots[r->head & r->mask];
 	ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments, s->sge,
 				  KDAPL_DTO_SINK, false, &total);
-	if (ret)
+	if (unlikely(ret))
 		goto unlock;
 	s->cookie = user_cookie;
 	s->op = DAT_DTO_RECEIVE;
@@ -1041,7 +1071,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 	s->nsge = num_segments;
 	s->length = total;
 	atomic_inc(&ep->recv_outstanding);
-	if (qp) {
+	if (likely(qp)) {
 		struct ib_recv_wr wr = {
 			.wr_cqe = &s->cqe,
 			.sg_list = num_segments ? s->sge : NULL,
@@ -1049,7 +1079,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 		};
 
 		/* Older held receives go first (posted at QP creation). */
-		if (r->hw != r->head || ib_post_recv(qp, &wr, NULL)) {
+		if (unlikely(r->hw != r->head || ib_post_recv(qp, &wr, NULL))) {
 			atomic_dec(&ep->recv_outstanding);
 			ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 					DAT_RESOURCE_TEP);
@@ -1062,13 +1092,11 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 	}
 	WRITE_ONCE(ep->recvs_posted, true);
 unlock:
-	spin_unlock_irqrestore(&ep->lock, flags);
+	spin_unlock(&ep->lock);
 out:
-	rcu_read_unlock();
-	if (flush) {
-		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
-		kdapl_object_put(&ep->obj);
-	}
+	local_irq_restore(flags);
+	if (unlikely(flush))
+		kdapl_dto_recv_flush(ep, user_cookie);
 	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
 			     user_cookie.as_64, total, num_segments, ret);
 	return ret;
@@ -1112,8 +1140,8 @@ struct kdapl_dto_req {
 };
 
 /* Segments of the request kind the EP's attributes allow. */
-static u32 kdapl_dto_max_iov(const struct kdapl_ep *ep,
-			     const struct kdapl_dto_req *req)
+static __always_inline u32
+kdapl_dto_max_iov(const struct kdapl_ep *ep, const struct kdapl_dto_req *req)
 {
 	switch (req->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -1137,6 +1165,12 @@ kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
 {
 	int send_flags = 0;
 
+	/* The common case: signalled, with an event. */
+	if (likely(flags == DAT_COMPLETION_DEFAULT_FLAG)) {
+		*slot_flags |= KDAPL_DTO_SIGNALLED;
+		q->signalled = q->head + 1;
+		return IB_SEND_SIGNALED;
+	}
 	if (flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
 		send_flags |= IB_SEND_FENCE;
 	if (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
@@ -1176,9 +1210,14 @@ kdapl_dto_connected_qp(struct kdapl_ep *ep, DAT_RETURN *ret)
 	return ep->qp;
 }
 
-/* Post a send, RDMA Write or RDMA Read.  Any context. */
-static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
-					 const struct kdapl_dto_req *req)
+/*
+ * Post a send, RDMA Write or RDMA Read.  Any context.  Inlined in each
+ * kDAT call with its constant request description, which folds away
+ * the checks and branches of the other kinds.
+ */
+static __always_inline DAT_RETURN
+kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
+		       const struct kdapl_dto_req *req)
 {
 	struct kdapl_dto_ring *q;
 	struct kdapl_dto_slot *s;
@@ -1189,49 +1228,49 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	u64 total = 0;
 	u8 slot_flags = 0;
 	int err;
-	/* Every field is set below: no zeroing on the hot path. */
+	/* Set below (the rdma part for RDMA opcodes): no zeroing here. */
 	union {
 		struct ib_send_wr send;
 		struct ib_rdma_wr rdma;
 	} wr __uninitialized;
 
 	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
-	rcu_read_lock();
+	local_irq_save(flags);
 	ep = kdapl_dto_ep(ep_handle);
-	if (!ep) {
-		rcu_read_unlock();
-		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (unlikely(!ep)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto out;
 	}
-	if (req->n < 0) {
+	if (unlikely(req->n < 0)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
 		goto out;
 	}
-	if ((req->n && !req->iov && !req->rmr_iov) ||
-	    (!req->n && req->rmr_iov)) {
+	if (unlikely((req->n && !req->iov && !req->rmr_iov) ||
+		     (!req->n && req->rmr_iov))) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_iov);
 		goto out;
 	}
-	if (req->arg_remote && !req->remote) {
+	if (unlikely(req->arg_remote && !req->remote)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_remote);
 		goto out;
 	}
-	if (req->flags & ~req->allowed) {
+	if (unlikely(req->flags & ~req->allowed)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
 		goto out;
 	}
 
-	spin_lock_irqsave(&ep->lock, flags);
+	spin_lock(&ep->lock);
 	qp = kdapl_dto_connected_qp(ep, &ret);
-	if (!qp)
+	if (unlikely(!qp))
 		goto unlock;
 	q = &ep->dto->req;
-	if ((req->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-	    !(ep->attr.request_completion_flags &
-	      DAT_COMPLETION_UNSIGNALLED_FLAG)) {
+	if (unlikely((req->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+		     !(ep->attr.request_completion_flags &
+		       DAT_COMPLETION_UNSIGNALLED_FLAG))) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
 		goto unlock;
 	}
-	if (req->n > min(kdapl_dto_max_iov(ep, req), q->iov)) {
+	if (unlikely(req->n > min(kdapl_dto_max_iov(ep, req), q->iov))) {
 		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
 		goto unlock;
 	}
@@ -1244,7 +1283,7 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	} else {
 		ret = kdapl_dto_build_sge(ep, ep->pz, req->iov, req->n, q->sge,
 					  req->use, true, &total);
-		if (ret)
+		if (unlikely(ret))
 			goto unlock;
 	}
 	if (req->remote) {
@@ -1272,16 +1311,16 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 			wr.send.num_sge = req->n;
 		}
 	} else {
-		if (total > ep->attr.max_message_size) {
+		if (unlikely(total > ep->attr.max_message_size)) {
 			ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 			goto unlock;
 		}
 		wr.send.num_sge = req->n;
 	}
-	if (atomic_read(&ep->request_outstanding) >=
-	    max(ep->attr.max_request_dtos, 1) ||
-	    /* acquire: pairs with the release of kdapl_dto_req_done() */
-	    q->head - smp_load_acquire(&q->tail) >= q->limit) {
+	if (unlikely(atomic_read(&ep->request_outstanding) >=
+		     max(ep->attr.max_request_dtos, 1) ||
+		     /* acquire: pairs with the release of kdapl_dto_req_done() */
+		     q->head - smp_load_acquire(&q->tail) >= q->limit)) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto unlock;
 	}
@@ -1296,12 +1335,15 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	wr.send.opcode = req->opcode;
 	wr.send.send_flags = kdapl_dto_send_flags(q, req->flags, &slot_flags);
 	wr.send.ex.invalidate_rkey = req->inv_rkey;
-	wr.rdma.remote_addr = req->remote ? req->remote->virtual_address : 0;
-	wr.rdma.rkey = req->remote ? req->remote->rmr_context : 0;
+	/* Devices read the rdma part for RDMA opcodes only. */
+	if (req->remote) {
+		wr.rdma.remote_addr = req->remote->virtual_address;
+		wr.rdma.rkey = req->remote->rmr_context;
+	}
 	s->flags = slot_flags;
 	atomic_inc(&ep->request_outstanding);
 	err = ib_post_send(qp, &wr.send, NULL);
-	if (err) {
+	if (unlikely(err)) {
 		atomic_dec(&ep->request_outstanding);
 		if (wr.send.send_flags & IB_SEND_SIGNALED)
 			q->signalled = q->head;
@@ -1310,9 +1352,9 @@ static DAT_RETURN kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	}
 	q->head++;
 unlock:
-	spin_unlock_irqrestore(&ep->lock, flags);
+	spin_unlock(&ep->lock);
 out:
-	rcu_read_unlock();
+	local_irq_restore(flags);
 	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, req->op,
 			     req->cookie.as_64, total, req->n, ret);
 	return ret;
