@@ -861,7 +861,35 @@ void kdapl_dto_qp_gone(struct kdapl_ep *ep);
 
 /* kdapl_dto.c services for the LMR, RMR and SRQ code. */
 DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
-void kdapl_dto_check_qp(struct kdapl_ep *ep, const struct ib_wc *wc);
+
+/* kdapl_dto_wc_status(), with success (every completion but a few) inline. */
+static __always_inline DAT_DTO_COMPLETION_STATUS
+kdapl_dto_status(enum ib_wc_status status)
+{
+	return likely(status == IB_WC_SUCCESS) ? DAT_DTO_SUCCESS :
+						 kdapl_dto_wc_status(status);
+}
+
+/**
+ * kdapl_dto_check_qp() - break the connection after a failed work request
+ * @ep: the EP whose QP the work request was posted on
+ * @wc: its work completion
+ *
+ * A work request that failed (not flushed) left the QP in the error
+ * state: the connection is broken (kdapl_cm_qp_broken()).  Called by
+ * the completion handlers of EP and SRQ receives and of requests, after
+ * the failure's own event.  Inline: every completion passes here.
+ *
+ * Context: CQ context.
+ */
+static inline void kdapl_dto_check_qp(struct kdapl_ep *ep,
+				      const struct ib_wc *wc)
+{
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR))
+		kdapl_cm_qp_broken(ep, wc->qp);
+}
+
 void kdapl_dto_lmr_created(struct kdapl_lmr *lmr);
 void kdapl_dto_reg_lock(void);
 void kdapl_dto_reg_unlock(void);

@@ -66,7 +66,7 @@ static void kdapl_srq_report(struct ib_wc *wc, DAT_DTO_COOKIE cookie)
 	dto = &event.event_data.dto_completion_event_data;
 	dto->ep_handle = kdapl_object_handle(&ep->obj);
 	dto->user_cookie = cookie;
-	dto->status = kdapl_dto_wc_status(wc->status);
+	dto->status = kdapl_dto_status(wc->status);
 	dto->operation = DAT_DTO_RECEIVE;
 	if (wc->status == IB_WC_SUCCESS) {
 		dto->transfered_length = wc->byte_len;
