@@ -117,6 +117,8 @@ struct rdma_cm_id;
  * @type: DAT_HANDLE_TYPE_* of the object
  * @id: index in the handle table, from 1
  * @gen: generation, different for every object ever published
+ * @handle: the handle, as kdapl_object_handle() gives it; set by
+ *	kdapl_object_init() and kdapl_object_publish()
  * @users: how many other DAT objects use this one (an EP uses its PZ and
  *	EVDs, an RMR bound to an LMR uses the LMR, ...); freeing is refused
  *	with DAT_INVALID_STATE while it is not zero.  Changed under the IA
@@ -130,6 +132,7 @@ struct kdapl_object {
 	DAT_HANDLE_TYPE type;
 	u32 id;
 	u32 gen;
+	DAT_HANDLE handle;
 	int users;
 	struct kdapl_ia *ia;
 	struct list_head ia_entry;
@@ -195,8 +198,15 @@ const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type);
  */
 static inline DAT_HANDLE kdapl_object_handle(const struct kdapl_object *obj)
 {
-	u64 v = (u64)obj->type << KDAPL_HANDLE_TYPE_SHIFT |
-		(u64)obj->gen << KDAPL_HANDLE_GEN_SHIFT | obj->id;
+	return obj->handle;
+}
+
+/* The handle of type @type, generation @gen and index @id. */
+static inline DAT_HANDLE kdapl_handle_make(DAT_HANDLE_TYPE type, u32 gen,
+					   u32 id)
+{
+	u64 v = (u64)type << KDAPL_HANDLE_TYPE_SHIFT |
+		(u64)gen << KDAPL_HANDLE_GEN_SHIFT | id;
 
 	return (DAT_HANDLE)(uintptr_t)v;
 }

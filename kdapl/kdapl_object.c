@@ -85,6 +85,7 @@ void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 {
 	kref_init(&obj->ref);
 	obj->type = type;
+	obj->handle = kdapl_handle_make(type, obj->gen, obj->id);
 	obj->ia = ia;
 	obj->users = 0;
 	INIT_LIST_HEAD(&obj->ia_entry);
@@ -192,6 +193,7 @@ int kdapl_object_publish(struct kdapl_object *obj)
 			kdapl_object_put(&obj->ia->obj);
 		return ret;
 	}
+	obj->handle = kdapl_handle_make(obj->type, gen, obj->id);
 	xa_lock_irqsave(&kdapl_handles, flags);
 	rcu_assign_pointer(kdapl_handle_table_locked()->objs[obj->id], obj);
 	xa_unlock_irqrestore(&kdapl_handles, flags);
