@@ -408,7 +408,11 @@ struct kdapl_pz {
  *	once on the async EVD
  * @policy: DAT_UPCALL_* policy
  * @upcall: upcall object, valid unless @policy is DAT_UPCALL_DISABLE
- * @upcalls_running: upcalls in progress (SINGLE_INSTANCE allows one)
+ * @upcalls_running: upcalls in progress (SINGLE_INSTANCE allows one),
+ *	but for one on the lock-free fast path
+ * @si: state of the SINGLE_INSTANCE fast path: off, idle (may be taken
+ *	without @lock) or busy (an upcall runs), and a generation
+ * @si_gen: generation of the last arming of @si; @lock
  * @upcall_done: woken when @upcalls_running drops to zero
  * @cq: completion queue for the DTO and RMR bind streams, or NULL
  * @cq_size: entries of @cq
@@ -431,6 +435,8 @@ struct kdapl_evd {
 	DAT_UPCALL_POLICY policy;
 	DAT_UPCALL_OBJECT upcall;
 	unsigned int upcalls_running;
+	atomic_t si;
+	u32 si_gen;
 	wait_queue_head_t upcall_done;
 	struct ib_cq *cq;
 	u32 cq_size;
@@ -451,7 +457,81 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 			    const DAT_UPCALL_OBJECT *upcall,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
-bool kdapl_evd_post_event(struct kdapl_evd *evd, DAT_EVENT *event);
+bool kdapl_evd_post_slow(struct kdapl_evd *evd, DAT_EVENT *event);
+void kdapl_evd_si_finish(struct kdapl_evd *evd);
+
+/*
+ * The single-instance fast path.  With DAT_UPCALL_SINGLE_INSTANCE,
+ * nothing queued and no upcall running, an event is handed to the
+ * upcall without evd->lock: evd->si is then KDAPL_EVD_SI_IDLE, and the
+ * deliverer that moves it to KDAPL_EVD_SI_BUSY (cmpxchg) runs the upcall
+ * and moves it back.  Everyone else takes evd->lock through
+ * kdapl_evd_lock() (kdapl_evd.c), which turns the fast state off first:
+ * a fast upcall still running is then counted in upcalls_running like
+ * any other, and its deliverer, whose cmpxchg back fails, finishes under
+ * the lock (kdapl_evd_si_finish()) with the events queued meanwhile.
+ * kdapl_evd_unlock() turns the fast state on again when the conditions
+ * hold.  The generation in the upper bits changes at each arming, so
+ * that an upcall object read before the cmpxchg is known to be the
+ * current one when the cmpxchg succeeds.
+ */
+#define KDAPL_EVD_SI_OFF	0
+#define KDAPL_EVD_SI_IDLE	1
+#define KDAPL_EVD_SI_BUSY	2
+#define KDAPL_EVD_SI_MODE	3
+#define KDAPL_EVD_SI_GEN_SHIFT	2
+
+/*
+ * Hand @ev to the upcall on the fast path; false if the fast state was
+ * not IDLE (the caller takes the locked path).
+ */
+static __always_inline bool kdapl_evd_si_deliver(struct kdapl_evd *evd,
+						 const DAT_EVENT *ev)
+{
+	DAT_UPCALL_FUNC func;
+	void *data;
+	int s, busy;
+
+	s = atomic_read_acquire(&evd->si);
+	if ((s & KDAPL_EVD_SI_MODE) != KDAPL_EVD_SI_IDLE)
+		return false;
+	func = READ_ONCE(evd->upcall.upcall_func);
+	data = READ_ONCE(evd->upcall.instance_data);
+	busy = (s & ~KDAPL_EVD_SI_MODE) | KDAPL_EVD_SI_BUSY;
+	/* Fully ordered: the upcall object read above is still current. */
+	if (!atomic_try_cmpxchg(&evd->si, &s, busy))
+		return false;
+	func(data, ev, DAT_FALSE);
+	s = busy;
+	if (unlikely(!atomic_try_cmpxchg_release(&evd->si, &s,
+						 (busy & ~KDAPL_EVD_SI_MODE) |
+						 KDAPL_EVD_SI_IDLE)))
+		kdapl_evd_si_finish(evd);
+	return true;
+}
+
+/**
+ * kdapl_evd_post_event() - kdapl_evd_post() without copying the event
+ * @evd: as for kdapl_evd_post()
+ * @event: the event, which the caller gives up: its evd_handle is set,
+ *	and the upcall may be handed @event itself
+ *
+ * For completion handlers that build the event on their stack.  Inline:
+ * with a SINGLE_INSTANCE upcall and nothing queued, the event goes to
+ * the upcall without a lock or a call of kdapl's own.
+ *
+ * Context: as kdapl_evd_post().
+ * Return: as kdapl_evd_post().
+ */
+static inline bool kdapl_evd_post_event(struct kdapl_evd *evd,
+					DAT_EVENT *event)
+{
+	event->evd_handle = kdapl_object_handle(&evd->obj);
+	if (kdapl_evd_si_deliver(evd, event))
+		return true;
+	return kdapl_evd_post_slow(evd, event);
+}
+
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				   enum kdapl_stream stream,
 				   DAT_COMPLETION_FLAGS flags);

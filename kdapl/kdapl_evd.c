@@ -6,10 +6,12 @@
  *
  * Locking: the IA lock (a mutex) serialises creation, resizing and
  * freeing and the stream bookkeeping against the EP code.  evd->lock, a
- * spinlock taken with interrupts disabled, protects the ring, the upcall
- * policy and object and the counters, so that events can be posted and
- * dequeued from any context.  Upcalls are always called without
- * evd->lock held.
+ * spinlock taken with interrupts disabled (kdapl_evd_lock()), protects
+ * the ring, the upcall policy and object and the counters, so that
+ * events can be posted and dequeued from any context.  Upcalls are
+ * always called without evd->lock held.  An event for a
+ * SINGLE_INSTANCE upcall with nothing queued and no upcall running
+ * takes a lock-free path instead (see KDAPL_EVD_SI_IDLE).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -94,6 +96,48 @@ static DAT_EVENT *kdapl_evd_alloc_ring(DAT_COUNT qlen)
  * The ring; all under evd->lock.
  */
 
+/* evd->lock held: a fast upcall running is now counted. */
+static void kdapl_evd_si_take(struct kdapl_evd *evd)
+{
+	/* Only kdapl_evd_si_arm(), under the lock, leaves OFF. */
+	if (atomic_read(&evd->si) == KDAPL_EVD_SI_OFF)
+		return;
+	if ((atomic_xchg(&evd->si, KDAPL_EVD_SI_OFF) & KDAPL_EVD_SI_MODE) ==
+	    KDAPL_EVD_SI_BUSY)
+		evd->upcalls_running++;
+}
+
+/* evd->lock held (or the EVD not published yet), the fast state off. */
+static void kdapl_evd_si_arm(struct kdapl_evd *evd)
+{
+	if (evd->policy != DAT_UPCALL_SINGLE_INSTANCE || evd->count ||
+	    evd->upcalls_running || !evd->ring)
+		return;
+	evd->si_gen++;
+	/* Release: the upcall object is read after an acquire of IDLE. */
+	atomic_set_release(&evd->si, evd->si_gen << KDAPL_EVD_SI_GEN_SHIFT |
+			   KDAPL_EVD_SI_IDLE);
+}
+
+/* Take evd->lock, turning the fast path off. */
+static unsigned long kdapl_evd_lock(struct kdapl_evd *evd)
+	__acquires(&evd->lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&evd->lock, flags);
+	kdapl_evd_si_take(evd);
+	return flags;
+}
+
+/* Release evd->lock, turning the fast path on if it may be. */
+static void kdapl_evd_unlock(struct kdapl_evd *evd, unsigned long flags)
+	__releases(&evd->lock)
+{
+	kdapl_evd_si_arm(evd);
+	spin_unlock_irqrestore(&evd->lock, flags);
+}
+
 static void kdapl_evd_push(struct kdapl_evd *evd, const DAT_EVENT *event)
 {
 	u32 tail = evd->head + evd->count;
@@ -165,9 +209,9 @@ static bool kdapl_evd_idle(struct kdapl_evd *evd)
 	unsigned long flags;
 	bool idle;
 
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	idle = !evd->upcalls_running;
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	return idle;
 }
 
@@ -175,7 +219,7 @@ static bool kdapl_evd_idle(struct kdapl_evd *evd)
  * Hand the queued events, oldest first, and then @pending (an event not
  * in the ring, or NULL) to the upcall one at a time, for as long as
  * upcalls stay enabled.  Called with evd->lock held, taken with
- * spin_lock_irqsave(@flags), and with evd->upcalls_running already
+ * @flags = kdapl_evd_lock(), and with evd->upcalls_running already
  * counting the caller; returns with the lock released and the caller no
  * longer counted.
  *
@@ -211,10 +255,10 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 		}
 		more = evd->count || pending;
 		upcall = evd->upcall;
-		spin_unlock_irqrestore(&evd->lock, flags);
+		kdapl_evd_unlock(evd, flags);
 		upcall.upcall_func(upcall.instance_data, next,
 				   more ? DAT_TRUE : DAT_FALSE);
-		spin_lock_irqsave(&evd->lock, flags);
+		flags = kdapl_evd_lock(evd);
 	}
 	if (pending)
 		ret = kdapl_evd_queue(evd, pending, &report);
@@ -225,7 +269,7 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	 */
 	if (!--evd->upcalls_running && waitqueue_active(&evd->upcall_done))
 		wake_up_all(&evd->upcall_done);
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	if (report)
 		kdapl_evd_report_overflow(evd);
 	return ret;
@@ -245,32 +289,48 @@ static void kdapl_evd_notify(struct kdapl_evd *evd, const DAT_EVENT *event,
 
 	evd->policy = DAT_UPCALL_DISABLE;
 	evd->upcalls_running++;
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	upcall.upcall_func(upcall.instance_data, event,
 			   more ? DAT_TRUE : DAT_FALSE);
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	/* Upcalls may have been enabled meanwhile: deliver the queue. */
 	kdapl_evd_run_upcalls(evd, NULL, flags);
 }
 
-/*
- * Deliver one event: to the upcall or into the ring.  @ev is the
- * caller's, not copied but for the ring; its evd_handle is set here.
- * Returns 0, or -ENOSPC when the ring was full (overflow reported), or
- * -ENODEV when the EVD has been freed.
+/**
+ * kdapl_evd_si_finish - end a fast-path upcall that was taken over
+ * @evd: the EVD
+ *
+ * See kdapl_evd_si_deliver(): someone took evd->lock while the upcall
+ * ran, and counted it in upcalls_running.  Delivers the events queued
+ * meanwhile, as the running upcall of SINGLE_INSTANCE does.
+ *
+ * Context: the context of the upcall that just returned.
  */
-static __always_inline int kdapl_evd_deliver(struct kdapl_evd *evd,
-					     DAT_EVENT *ev)
+void kdapl_evd_si_finish(struct kdapl_evd *evd)
+{
+	unsigned long flags;
+
+	flags = kdapl_evd_lock(evd);
+	kdapl_evd_run_upcalls(evd, NULL, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_si_finish);
+
+/*
+ * Deliver one event under evd->lock: to the upcall or into the ring.
+ * @ev is the caller's, not copied but for the ring, with its evd_handle
+ * set.  Returns 0, or -ENOSPC when the ring was full (overflow
+ * reported), or -ENODEV when the EVD has been freed.
+ */
+static int kdapl_evd_deliver_locked(struct kdapl_evd *evd, DAT_EVENT *ev)
 {
 	bool report = false;
 	unsigned long flags;
 	int ret;
 
-	ev->evd_handle = kdapl_object_handle(&evd->obj);
-
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	if (!evd->ring) {
-		spin_unlock_irqrestore(&evd->lock, flags);
+		kdapl_evd_unlock(evd, flags);
 		return -ENODEV;
 	}
 	switch (evd->policy) {
@@ -289,7 +349,7 @@ static __always_inline int kdapl_evd_deliver(struct kdapl_evd *evd,
 		kdapl_evd_notify(evd, ev, flags);
 		return 0;
 	}
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	if (report)
 		kdapl_evd_report_overflow(evd);
 	return ret;
@@ -321,26 +381,23 @@ bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 {
 	DAT_EVENT ev = *event;
 
-	return !kdapl_evd_deliver(evd, &ev);
+	return kdapl_evd_post_event(evd, &ev);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
 
 /**
- * kdapl_evd_post_event - kdapl_evd_post() without copying the event
- * @evd: as for kdapl_evd_post()
- * @event: the event, which the caller gives up: its evd_handle is set,
- *	and the upcall may be handed @event itself
- *
- * For completion handlers that build the event on their stack.
+ * kdapl_evd_post_slow - kdapl_evd_post_event() when the fast path is off
+ * @evd: as for kdapl_evd_post_event()
+ * @event: as for kdapl_evd_post_event(), with its evd_handle set
  *
  * Context: as kdapl_evd_post().
  * Return: as kdapl_evd_post().
  */
-bool kdapl_evd_post_event(struct kdapl_evd *evd, DAT_EVENT *event)
+bool kdapl_evd_post_slow(struct kdapl_evd *evd, DAT_EVENT *event)
 {
-	return !kdapl_evd_deliver(evd, event);
+	return !kdapl_evd_deliver_locked(evd, event);
 }
-EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post_event);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post_slow);
 
 /* ---------------------------------------------------------------------
  * Creation and freeing
@@ -399,6 +456,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 	evd->policy = policy;
 	if (upcall)
 		evd->upcall = *upcall;
+	kdapl_evd_si_arm(evd);
 
 	if (flags & KDAPL_EVD_CQ_STREAMS) {
 		cq = ib_alloc_cq(ia->ibdev, evd, qlen, 0, IB_POLL_SOFTIRQ);
@@ -445,13 +503,13 @@ static void kdapl_evd_destroy(struct kdapl_evd *evd)
 	DAT_EVENT *ring;
 
 	lockdep_assert_held(&ia->lock);
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	ring = evd->ring;
 	evd->ring = NULL;
 	evd->count = 0;
 	evd->head = 0;
 	evd->policy = DAT_UPCALL_DISABLE;
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 
 	/* Waits for the completion handlers that are running. */
 	if (evd->cq) {
@@ -644,7 +702,9 @@ DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 		goto out;
 	}
 	ev = *event;
-	err = kdapl_evd_deliver(evd, &ev);
+	ev.evd_handle = kdapl_object_handle(&evd->obj);
+	err = kdapl_evd_si_deliver(evd, &ev) ? 0 :
+	      kdapl_evd_deliver_locked(evd, &ev);
 	if (err == -ENOSPC)
 		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	else if (err)
@@ -680,12 +740,12 @@ DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
 	if (ret)
 		return ret;
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	if (evd->count)
 		kdapl_evd_pop(evd, event);
 	else
 		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	kdapl_object_put(&evd->obj);
 	return ret;
 }
@@ -737,7 +797,7 @@ DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
 	if (ret)
 		return ret;
 
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	object = upcall ? *upcall : evd->upcall;
 	if (!evd->ring) {
 		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
@@ -775,7 +835,7 @@ DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
 		break;
 	}
 unlock:
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	if (!ret && upcall_policy == DAT_UPCALL_TEARDOWN)
 		wait_event(evd->upcall_done, kdapl_evd_idle(evd));
 out:
@@ -826,14 +886,14 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 		param->cno_handle = DAT_HANDLE_NULL;
 	if (mask & DAT_EVD_FIELD_EVD_FLAGS)
 		param->evd_flags = evd->flags;
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	if (mask & DAT_EVD_FIELD_EVD_QLEN)
 		param->evd_qlen = evd->qlen;
 	if (mask & DAT_EVD_FIELD_UPCALL_POLICY)
 		param->upcall_policy = evd->policy;
 	if (mask & DAT_EVD_FIELD_UPCALL)
 		param->upcall = evd->upcall;
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 
 	kdapl_object_put(&evd->obj);
 	return DAT_SUCCESS;
@@ -921,10 +981,10 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 		goto out;
 	}
 
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	if (evd->count > evd_min_qlen) {
 		/* Events arrived meanwhile. */
-		spin_unlock_irqrestore(&evd->lock, flags);
+		kdapl_evd_unlock(evd, flags);
 		kvfree(ring);
 		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 		goto out;
@@ -938,7 +998,7 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 	evd->ring = ring;
 	evd->qlen = evd_min_qlen;
 	evd->head = 0;
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 	kvfree(old);
 out:
 	mutex_unlock(&ia->lock);
@@ -1026,7 +1086,7 @@ DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				 recv ? DAT_INVALID_HANDLE_EVD_RECV :
 					DAT_INVALID_HANDLE_EVD_REQUEST);
 
-	spin_lock_irqsave(&evd->lock, irqflags);
+	irqflags = kdapl_evd_lock(evd);
 	if (!kdapl_evd_stream_ok(evd, recv, flags)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	} else if (recv) {
@@ -1036,7 +1096,7 @@ DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 		evd->request_flags = flags;
 		evd->request_streams++;
 	}
-	spin_unlock_irqrestore(&evd->lock, irqflags);
+	kdapl_evd_unlock(evd, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_attach_stream);
@@ -1056,13 +1116,13 @@ void kdapl_evd_detach_stream(struct kdapl_evd *evd, enum kdapl_stream stream)
 	lockdep_assert_held(&evd->obj.ia->lock);
 	streams = stream == KDAPL_STREAM_RECV ? &evd->recv_streams :
 						&evd->request_streams;
-	spin_lock_irqsave(&evd->lock, flags);
+	flags = kdapl_evd_lock(evd);
 	if (!WARN_ON_ONCE(!*streams) && !--*streams) {
 		if (stream == KDAPL_STREAM_RECV)
 			evd->recv_flags = DAT_COMPLETION_DEFAULT_FLAG;
 		else
 			evd->request_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	}
-	spin_unlock_irqrestore(&evd->lock, flags);
+	kdapl_evd_unlock(evd, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_detach_stream);
