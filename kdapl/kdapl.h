@@ -671,6 +671,11 @@ DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
  * @rmr_context: remote key, zero without remote privileges
  * @registered_size: bytes covered by the registration
  * @registered_address: address of the first byte covered
+ * @sge_lkey: the key local sends and receives use: the PD's
+ *	local_dma_lkey when the LMR is one DMA-contiguous range, else
+ *	@lmr_context
+ * @sge_offset: what turns an address of the LMR into the address the
+ *	work request gives with @sge_lkey (its DMA address, or itself)
  * @registered: the registration work request has completed on a QP of
  *	the PZ (see Documentation/objects.rst)
  * @hash_node: in the PZ's @lmr_hash while the LMR is in its @lmrs
@@ -693,6 +698,8 @@ struct kdapl_lmr {
 	DAT_RMR_CONTEXT rmr_context;
 	DAT_VLEN registered_size;
 	DAT_VADDR registered_address;
+	u32 sge_lkey;
+	u64 sge_offset;
 	bool registered;
 	struct hlist_node hash_node;
 };

@@ -891,10 +891,15 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 					DAT_PRIVILEGES_RDMA_READ);
 			break;
 		}
-		if (sge) {
+		if (sge && use == KDAPL_DTO_READ_SINK) {
 			sge[i].addr = t->virtual_address;
 			sge[i].length = t->segment_length;
 			sge[i].lkey = t->lmr_context;
+		} else if (sge) {
+			/* See kdapl_lmr_map(). */
+			sge[i].addr = t->virtual_address + lmr->sge_offset;
+			sge[i].length = t->segment_length;
+			sge[i].lkey = lmr->sge_lkey;
 		}
 		sum += t->segment_length;
 	}

@@ -312,6 +312,22 @@ static DAT_RETURN kdapl_lmr_map(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
 	lmr->rmr_context = lmr->priv & KDAPL_MEM_PRIV_REMOTE ? mr->rkey : 0;
 	lmr->registered_address = mr->iova;
 	lmr->registered_size = mr->length;
+	/*
+	 * Local access needs no MR when the LMR is one DMA range: like
+	 * other kernel ULPs, its sends and receives then use the PD's
+	 * local_dma_lkey and DMA addresses, which spares the device the MR
+	 * lookup and address translation of every work request.  kdapl
+	 * checks every segment against the LMR and its privileges before
+	 * posting.  RDMA Read sinks keep the MR (on iWARP the response is a
+	 * tagged write into it), and so does the peer's remote access.
+	 */
+	if (lmr->dma_nents == 1) {
+		lmr->sge_lkey = lmr->pz->pd->local_dma_lkey;
+		lmr->sge_offset = sg_dma_address(lmr->sg) - mr->iova;
+	} else {
+		lmr->sge_lkey = lmr->lmr_context;
+		lmr->sge_offset = 0;
+	}
 	return DAT_SUCCESS;
 }
 

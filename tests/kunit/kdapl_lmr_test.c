@@ -156,6 +156,18 @@ static void kdapl_test_check_lmr(struct kunit *test, DAT_IA_HANDLE ia,
 	/* Listed in its PZ by lmr_context, for the DTO checks. */
 	KUNIT_EXPECT_PTR_EQ(test, xa_load(&z->lmrs, lctx), (void *)l);
 	KUNIT_EXPECT_FALSE(test, l->registered);
+	/*
+	 * Sends and receives: the PD's local_dma_lkey and DMA addresses
+	 * over one DMA range, the LMR's own key over several.
+	 */
+	if (l->dma_nents == 1) {
+		KUNIT_EXPECT_EQ(test, l->sge_lkey, z->pd->local_dma_lkey);
+		KUNIT_EXPECT_EQ(test, raddr + l->sge_offset,
+				(u64)sg_dma_address(l->sg));
+	} else {
+		KUNIT_EXPECT_EQ(test, l->sge_lkey, lctx);
+		KUNIT_EXPECT_EQ(test, l->sge_offset, 0ull);
+	}
 	kdapl_object_put(&l->obj);
 	kdapl_object_put(&z->obj);
 
@@ -191,6 +203,7 @@ static void kdapl_lmr_kmalloc_test(struct kunit *test)
 	DAT_VLEN rsize, len = 2 * PAGE_SIZE + 50;
 	DAT_VADDR raddr;
 	DAT_LMR_PARAM param;
+	struct kdapl_lmr *l;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	ia = kdapl_test_open_ia(test, *name);
@@ -208,6 +221,11 @@ static void kdapl_lmr_kmalloc_test(struct kunit *test)
 	kdapl_test_check_lmr(test, ia, pz, lmr, DAT_MEM_TYPE_VIRTUAL,
 			     KDAPL_PRIV_LOCAL, len, (uintptr_t)(buf + 100),
 			     (uintptr_t)(buf + 100), lctx, rctx, rsize, raddr);
+	/* kmalloc memory is one DMA range: sends need no MR lookup. */
+	l = kdapl_test_get_lmr(test, lmr);
+	KUNIT_EXPECT_EQ(test, l->dma_nents, 1);
+	KUNIT_EXPECT_NE(test, l->sge_lkey, lctx);
+	kdapl_object_put(&l->obj);
 	KUNIT_ASSERT_EQ(test, dat_lmr_query(lmr, DAT_LMR_FIELD_REGION_DESC,
 					    &param),
 			DAT_SUCCESS);
