@@ -676,6 +676,9 @@ DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
  *	@lmr_context
  * @sge_offset: what turns an address of the LMR into the address the
  *	work request gives with @sge_lkey (its DMA address, or itself)
+ * @cpu_va: the LMR's addresses are the kernel's virtual addresses of its
+ *	memory (DAT_MEM_TYPE_VIRTUAL, or an LMR shared from one), so that
+ *	a small send can be copied inline by the device's post
  * @registered: the registration work request has completed on a QP of
  *	the PZ (see Documentation/objects.rst)
  * @hash_node: in the PZ's @lmr_hash while the LMR is in its @lmrs
@@ -700,6 +703,7 @@ struct kdapl_lmr {
 	DAT_VADDR registered_address;
 	u32 sge_lkey;
 	u64 sge_offset;
+	bool cpu_va;
 	bool registered;
 	struct hlist_node hash_node;
 };
@@ -941,7 +945,7 @@ void kdapl_dto_ep_fini(struct kdapl_ep *ep);
  * The QP of @ep was just created and is in INIT, @ep->qp is set: post the
  * receives the consumer posted before.  Process context.
  */
-void kdapl_dto_qp_created(struct kdapl_ep *ep);
+void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline);
 /*
  * The QP of @ep reached RTS (before ESTABLISHED is reported): register
  * the LMRs of the PZ that no QP registered yet, and wait for it.

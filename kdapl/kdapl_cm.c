@@ -86,6 +86,7 @@
  * @pd_size: bytes of @pd
  * @pd: private data of the event that carries some (ESTABLISHED or
  *	PEER_REJECTED); written once, before that event is queued
+ * @max_inline: bytes the QP's sends may carry inline, as its driver said
  * @timer: connect timeout
  * @timeout_work: the timeout, in process context
  * @teardown_work: teardown after a failure or the peer's disconnect
@@ -116,6 +117,7 @@ struct kdapl_conn {
 	unsigned int nposted;
 	DAT_COUNT pd_size;
 	u8 pd[U8_MAX];
+	u32 max_inline;
 	struct timer_list timer;
 	struct work_struct timeout_work;
 	struct work_struct teardown_work;
@@ -290,6 +292,8 @@ static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 	if (err)
 		goto free_cqs;
 	conn->qp = id->qp;
+	/* What the driver gives, which may be more than asked (0). */
+	conn->max_inline = init.cap.max_inline_data;
 
 	/* The EVDs stay until the conn goes, whatever dat_ep_modify() does. */
 	if (send_cq != conn->send_cq) {
@@ -969,7 +973,7 @@ static DAT_RETURN kdapl_cm_connect(struct kdapl_ep *ep,
 	memcpy(&ep->remote_addr, &conn->remote, sizeof(ep->remote_addr));
 	ep->remote_port = conn_qual;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	kdapl_dto_qp_created(ep);
+	kdapl_dto_qp_created(ep, conn->max_inline);
 	if (timeout != DAT_TIMEOUT_INFINITE)
 		mod_timer(&conn->timer, jiffies + usecs_to_jiffies(timeout));
 	rdma_unlock_handler(id);
@@ -1267,7 +1271,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ep->remote_addr = cr->remote_addr;
 	ep->remote_port = cr->remote_port;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	kdapl_dto_qp_created(ep);
+	kdapl_dto_qp_created(ep, conn->max_inline);
 	conn->id = id;
 	WRITE_ONCE(id->context, &conn->ctx);
 	err = rdma_accept(id, &conn->param);

@@ -102,6 +102,8 @@ struct kdapl_dto_slot {
  *	(and by kdapl_dto_qp_gone() once the queue is drained)
  * @hw: receive ring: slots before it were given to the device; ep->lock
  * @signalled: request ring: @head at the last signalled work request
+ * @max_inline: request ring: bytes the QP copies inline at post time;
+ *	ep->lock
  */
 struct kdapl_dto_ring {
 	struct kdapl_dto_slot *slots;
@@ -113,6 +115,7 @@ struct kdapl_dto_ring {
 	u32 tail;
 	u32 hw;
 	u32 signalled;
+	u32 max_inline;
 };
 
 struct kdapl_dto_reg;
@@ -545,7 +548,7 @@ static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp)
 	}
 }
 
-void kdapl_dto_qp_created(struct kdapl_ep *ep)
+void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline)
 {
 	unsigned long flags;
 	struct ib_qp *qp;
@@ -556,6 +559,7 @@ void kdapl_dto_qp_created(struct kdapl_ep *ep)
 
 	kdapl_dto_grow(ep);
 	spin_lock_irqsave(&ep->lock, flags);
+	ep->dto->req.max_inline = max_inline;
 	qp = ep->qp;
 	if (qp && !ep->srq)
 		kdapl_dto_post_held(ep, qp);
@@ -850,14 +854,17 @@ enum kdapl_dto_use {
 
 /*
  * Check @n local segments against the LMRs of @pz and fill @sge (may be
- * NULL to only check); *total gets their length.  ep->lock held with
+ * NULL to only check); *total gets their length, and *cpu_va (if not
+ * NULL) is cleared unless every LMR is addressed by kernel virtual
+ * addresses.  ep->lock held with
  * interrupts disabled since the EP lookup (LMRs are freed after a grace
  * period).
  */
 static __always_inline DAT_RETURN
 kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 		    const DAT_LMR_TRIPLET *iov, DAT_COUNT n, struct ib_sge *sge,
-		    enum kdapl_dto_use use, bool need_registered, u64 *total)
+		    enum kdapl_dto_use use, bool need_registered, u64 *total,
+		    bool *cpu_va)
 {
 	DAT_RETURN_SUBTYPE prot = use == KDAPL_DTO_SOURCE ?
 				  DAT_PROTECTION_READ : DAT_PROTECTION_WRITE;
@@ -901,6 +908,8 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 			sge[i].length = t->segment_length;
 			sge[i].lkey = lmr->sge_lkey;
 		}
+		if (cpu_va && !lmr->cpu_va)
+			*cpu_va = false;
 		sum += t->segment_length;
 	}
 	*total = sum;
@@ -921,7 +930,7 @@ kdapl_dto_recv_flush_check(struct kdapl_ep *ep, const DAT_LMR_TRIPLET *iov,
 	DAT_RETURN ret;
 
 	ret = kdapl_dto_build_sge(ep, ep->pz, iov, n, NULL, KDAPL_DTO_SINK,
-				  false, total);
+				  false, total, NULL);
 	if (!ret) {
 		WRITE_ONCE(ep->recvs_posted, true);
 		kref_get(&ep->obj.ref);
@@ -1051,7 +1060,7 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 	}
 	s = &r->slots[r->head & r->mask];
 	ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments, s->sge,
-				  KDAPL_DTO_SINK, false, &total);
+				  KDAPL_DTO_SINK, false, &total, NULL);
 	if (unlikely(ret))
 		goto unlock;
 	s->cookie = user_cookie;
@@ -1178,6 +1187,30 @@ kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
 }
 
 /*
+ * May a send or RDMA Write of @total bytes from these segments be
+ * copied by the device at post time (IB_SEND_INLINE)?  Only when the
+ * QP takes that much inline, every LMR is in kernel virtual addresses
+ * (the device copies from sge.addr with the CPU, so @q->sge gets the
+ * segments' own addresses) and no fence asks that the data be read
+ * after earlier RDMA Reads, maybe into the same buffer, have completed.
+ * Saves the device the lookup of the local key and the address
+ * translation of the payload when it builds the packet.
+ */
+static __always_inline bool
+kdapl_dto_may_inline(struct kdapl_dto_ring *q, const struct kdapl_dto_req *req,
+		     u64 total, bool cpu_va)
+{
+	DAT_COUNT i;
+
+	if (total > q->max_inline || !cpu_va ||
+	    (req->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG))
+		return false;
+	for (i = 0; i < req->n; i++)
+		q->sge[i].addr = req->iov[i].virtual_address;
+	return true;
+}
+
+/*
  * The EP's QP if it is connected, else the DAT_INVALID_STATE error.
  * ep->lock held.
  */
@@ -1217,6 +1250,7 @@ kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	DAT_RETURN ret;
 	u64 total = 0;
 	u8 slot_flags = 0;
+	bool cpu_va = true;
 	int err;
 	/* Set below (the rdma part for RDMA opcodes): no zeroing here. */
 	union {
@@ -1272,7 +1306,9 @@ kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 		total = req->rmr_iov->segment_length;
 	} else {
 		ret = kdapl_dto_build_sge(ep, ep->pz, req->iov, req->n, q->sge,
-					  req->use, true, &total);
+					  req->use, true, &total,
+					  req->use == KDAPL_DTO_SOURCE ?
+					  &cpu_va : NULL);
 		if (unlikely(ret))
 			goto unlock;
 	}
@@ -1324,6 +1360,9 @@ kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	wr.send.sg_list = wr.send.num_sge ? q->sge : NULL;
 	wr.send.opcode = req->opcode;
 	wr.send.send_flags = kdapl_dto_send_flags(q, req->flags, &slot_flags);
+	if (req->use == KDAPL_DTO_SOURCE && !req->rmr_iov &&
+	    kdapl_dto_may_inline(q, req, total, cpu_va))
+		wr.send.send_flags |= IB_SEND_INLINE;
 	wr.send.ex.invalidate_rkey = req->inv_rkey;
 	/* Devices read the rdma part for RDMA opcodes only. */
 	if (req->remote) {

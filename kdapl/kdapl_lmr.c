@@ -355,9 +355,14 @@ static DAT_RETURN kdapl_lmr_register(struct kdapl_lmr *lmr,
 	}
 	if (!ret)
 		ret = kdapl_lmr_map(lmr, ia, max_pages, iova, set_iova);
-	if (ret)
+	if (ret) {
 		kdapl_lmr_unmap(lmr, ia->ibdev);
-	return ret;
+		return ret;
+	}
+	/* The address space of a virtual LMR is the kernel's. */
+	lmr->cpu_va = lmr->mem_type == DAT_MEM_TYPE_VIRTUAL ||
+		      (lmr->mem_type == DAT_MEM_TYPE_LMR && orig->cpu_va);
+	return DAT_SUCCESS;
 }
 
 /* Arguments that need no handle, in the order of dat_lmr_kcreate(). */

@@ -27,7 +27,8 @@
  * handoff   a connection request handed from one PSP to another
  * flags     completion flags: SUPPRESS, UNSIGNALLED (also more in a row
  *	     than max_request_dtos, and retired by the disconnect),
- *	     SOLICITED_WAIT, BARRIER_FENCE after an RDMA read
+ *	     SOLICITED_WAIT, BARRIER_FENCE after an RDMA read (also of a
+ *	     message the device could have sent inline)
  * errors    UNREACHABLE (no ARP answer, long timeout), a send into a
  *	     short receive, an RDMA read into an unbound RMR (local
  *	     protection): statuses and connection events per transport
@@ -95,6 +96,7 @@ MODULE_PARM_DESC(progress, "round trips done by the removal traffic (read)");
 #define KCT_CONNECT_TIMEOUT_US	(20 * USEC_PER_SEC)
 
 #define KCT_SLOT		4096
+#define KCT_FENCE_SMALL		32	/* under rxe's inline size */
 #define KCT_RECV_SLOTS		32
 #define KCT_SEND_SLOTS		32
 #define KCT_MSG_LEN		((KCT_RECV_SLOTS + KCT_SEND_SLOTS) * KCT_SLOT)
@@ -2345,6 +2347,29 @@ static void kct_flags(struct kct *t)
 	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
 		goto out;
 	kct_pass(t, "fence");
+
+	/*
+	 * 5b. The same with a message small enough for the device to copy
+	 * at post time (IB_SEND_INLINE, rxe): the fence must keep kdapl
+	 * from posting it inline, or the old contents would go.
+	 */
+	memset(t->cli.big.va, 0xee, KCT_FENCE_SMALL);
+	kct_fill(t->srv.big.va, KCT_FENCE_SMALL, 310);
+	iov.segment_length = KCT_FENCE_SMALL;
+	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 311);
+	if (!kct_rdma1(t, true, 0, (uintptr_t)t->srv.big.va, KCT_FENCE_SMALL,
+		       t->srv.big.rctx, KCT_COOKIE(KCT_CK_READ, 310)) ||
+	    !KCT_OK(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
+				     DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			  KCT_COOKIE(KCT_CK_READ, 310), KCT_FENCE_SMALL,
+			  "small RDMA read before a fence") ||
+	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			  ck.as_64, KCT_FENCE_SMALL, "small fenced send") ||
+	    !kct_recv(t, &t->srv, KCT_FENCE_SMALL, 310, expect) ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+		goto out;
+	kct_pass(t, "fence-small");
 
 	/*
 	 * 6. Unsignalled sends posted last are retired, silently, by the
