@@ -43,6 +43,7 @@
 #define BENCH_RECV_DEPTH	64
 /* Send and receive queue depth, and completion queue depth. */
 #define BENCH_QP_DEPTH		64
+#define BENCH_INLINE		64	/* raw_inline: bytes asked for */
 #define BENCH_CQ_DEPTH		160
 /* Longest run; a run that takes longer failed. */
 #define BENCH_RUN_TIMEOUT	(120 * HZ)
@@ -105,6 +106,7 @@ struct bench_cfg {
 	u16 raw_port;
 	u16 dat_port;
 	bool raw_mr;		/* raw half: MR lkeys, not local_dma_lkey */
+	bool raw_inline;	/* raw half: small sends and writes inline */
 };
 
 extern const char *const bench_op_names[];

@@ -56,6 +56,10 @@ static bool raw_mr;
 module_param(raw_mr, bool, 0444);
 MODULE_PARM_DESC(raw_mr, "raw half: MR lkeys instead of the PD's local_dma_lkey");
 
+static bool raw_inline;
+module_param(raw_inline, bool, 0444);
+MODULE_PARM_DESC(raw_inline, "raw half: sends and RDMA Writes the QP takes inline are posted inline, as kdapl posts them");
+
 static bool aa;
 module_param(aa, bool, 0444);
 MODULE_PARM_DESC(aa, "A/A run: a second raw half (port raw_port + 2) in place of kDAT, to measure the noise floor");
@@ -201,6 +205,7 @@ static int __init kdapl_bench_init(void)
 		.raw_port = raw_port,
 		.dat_port = dat_port,
 		.raw_mr = raw_mr,
+		.raw_inline = raw_inline,
 	};
 	struct bench *half[2];
 	int ret;

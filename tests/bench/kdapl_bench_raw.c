@@ -5,9 +5,10 @@
  * with ib_core verbs: rdma_cm on loopback (server and client in this
  * module), one CQ per side polled with IB_POLL_SOFTIRQ (as kdapl's EVDs
  * are), ib_cqe done callbacks, the PD's local_dma_lkey for sends and
- * receives (or, with bench_cfg.raw_mr, fast-registration MRs as kdapl's
- * LMRs), a fast-registration MR for the target of RDMA writes, and every
- * request signalled.
+ * receives (or, with bench_cfg.raw_mr, fast-registration MRs), a
+ * fast-registration MR for the target of RDMA writes, and every request
+ * signalled.  Nothing is sent inline unless bench_cfg.raw_inline asks
+ * for it (kdapl sends what the QP takes inline).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -35,6 +36,7 @@ struct raw_side {
 	struct ib_mr *mr;	/* over rbuf: remote writes (and receives) */
 	struct ib_mr *smr;	/* over sbuf, with bench_cfg.raw_mr */
 	u32 slkey;		/* lkey of sends and writes */
+	u32 max_inline;		/* bytes sent inline, with bench_cfg.raw_inline */
 	u32 rlkey;		/* lkey of receives */
 	u64 sdma;
 	u64 rdma;
@@ -57,6 +59,7 @@ struct raw_bench {
 	atomic_t nestablished;
 	int cm_error;
 	bool use_mr;
+	bool use_inline;
 };
 
 static struct raw_side *raw_side(struct bench *b, int side)
@@ -90,6 +93,19 @@ static void raw_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&s->reg_done);
 }
 
+/*
+ * With raw_inline, messages the QP takes inline are copied by the post
+ * from their kernel address, as kdapl does for its virtual LMRs.
+ */
+static void raw_inline(struct raw_side *s, int side, u32 off, u32 len,
+		       struct ib_sge *sge, struct ib_send_wr *wr)
+{
+	if (len > s->max_inline)
+		return;
+	sge->addr = (uintptr_t)s->rb->b.sbuf[side] + off;
+	wr->send_flags |= IB_SEND_INLINE;
+}
+
 static int raw_post_send(struct bench *b, int side, u32 off, u32 len)
 {
 	struct raw_side *s = raw_side(b, side);
@@ -106,6 +122,7 @@ static int raw_post_send(struct bench *b, int side, u32 off, u32 len)
 		.send_flags = IB_SEND_SIGNALED,
 	};
 
+	raw_inline(s, side, off, len, &sge, &wr);
 	return ib_post_send(s->qp, &wr, NULL);
 }
 
@@ -130,6 +147,7 @@ static int raw_post_write(struct bench *b, int side, u32 off, u32 len)
 		.rkey = peer->mr->rkey,
 	};
 
+	raw_inline(s, side, off, len, &sge, &wr.wr);
 	return ib_post_send(s->qp, &wr.wr, NULL);
 }
 
@@ -197,11 +215,15 @@ static int raw_side_create(struct raw_bench *rb, struct raw_side *s,
 	}
 	attr.send_cq = s->cq;
 	attr.recv_cq = s->cq;
+	/* As much inline as kdapl's QPs get from rxe (4 SGEs' worth). */
+	if (rb->use_inline)
+		attr.cap.max_inline_data = BENCH_INLINE;
 	attr.qp_context = s;
 	ret = rdma_create_qp(id, rb->pd, &attr);
 	if (ret)
 		return ret;
 	s->qp = id->qp;
+	s->max_inline = rb->use_inline ? attr.cap.max_inline_data : 0;
 	s->mr = ib_alloc_mr(rb->pd, IB_MR_TYPE_MEM_REG,
 			    BENCH_BUF_SIZE >> PAGE_SHIFT);
 	if (IS_ERR(s->mr)) {
@@ -460,6 +482,7 @@ struct bench *bench_raw_open(const struct bench_cfg *cfg)
 	init_completion(&rb->resolved);
 	init_completion(&rb->established);
 	rb->use_mr = cfg->raw_mr;
+	rb->use_inline = cfg->raw_inline;
 	rb->s[BENCH_CLIENT].rb = rb;
 	rb->s[BENCH_CLIENT].side = BENCH_CLIENT;
 	rb->s[BENCH_SERVER].rb = rb;

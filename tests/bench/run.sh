@@ -7,10 +7,13 @@
 #
 #   tests/bench/run.sh [--reps N] [--scale PERCENT] [--sizes 8,4096,...]
 #                      [--kernel distro|debug] [--dev rxe|siw] [--raw-mr]
-#                      [--aa] [--icount]
+#                      [--raw-inline] [--aa] [--icount]
 #
-# --raw-mr makes the raw half use MR lkeys, as kdapl's LMRs, instead of
-# the PD's local_dma_lkey (to tell the two effects apart).  --aa puts a
+# --raw-mr makes the raw half use MR lkeys instead of the PD's
+# local_dma_lkey (kdapl uses the latter for LMRs that are one DMA range,
+# the former for the others).  --raw-inline makes the raw half post
+# sends and RDMA Writes inline when its QP takes them, as kdapl does
+# (the raw half written like most kernel ULPs does not).  --aa puts a
 # second raw half in place of kdapl: its ratios show the noise floor.
 # --icount runs the VM with one vCPU under QEMU's -icount, where guest
 # time is the count of executed instructions: every figure repeats to
@@ -36,6 +39,7 @@ sizes=
 kernel=distro
 dev=rxe
 raw_mr=0
+raw_inline=0
 aa=0
 icount=
 while [ $# -gt 0 ]; do
@@ -46,10 +50,12 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=${2:?}; shift ;;
 	--dev) dev=${2:?}; shift ;;
 	--raw-mr) raw_mr=1 ;;
+	--raw-inline) raw_inline=1 ;;
 	--aa) aa=1 ;;
 	--icount) icount=--icount ;;
 	*) echo "usage: $0 [--reps N] [--scale PERCENT] [--sizes LIST]" \
-		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr] [--aa]" \
+		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr]" \
+		"[--raw-inline] [--aa]" \
 		"[--icount]" >&2
 	   exit 2 ;;
 	esac
@@ -59,8 +65,9 @@ done
 out=build/bench
 mkdir -p "$out"
 rm -f "$out/bench.txt" "$out/bench-runs.txt"
-printf 'REPS=%s\nSCALE=%s\nSIZES=%s\nDEV=%s\nRAW_MR=%s\nAA=%s\nICOUNT=%s\n' \
-	"$reps" "$scale" "$sizes" "$dev" "$raw_mr" "$aa" "${icount:+1}" \
+printf 'REPS=%s\nSCALE=%s\nSIZES=%s\nDEV=%s\nRAW_MR=%s\nRAW_INLINE=%s\nAA=%s\nICOUNT=%s\n' \
+	"$reps" "$scale" "$sizes" "$dev" "$raw_mr" "$raw_inline" "$aa" \
+	"${icount:+1}" \
 	>"$out/bench.conf"
 case $kernel in
 distro) mods=tests/bench ;;

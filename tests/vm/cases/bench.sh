@@ -10,8 +10,9 @@
 #
 # /etc/kdapl-bench.conf (optional, from tests/bench/run.sh) may set REPS,
 # SCALE (iteration counts in percent), SIZES (comma separated), DEV
-# (rxe or siw), RAW_MR (1: the raw half uses MR lkeys, as kdapl does,
-# instead of the PD's local_dma_lkey), AA (1: an A/A run, a second raw
+# (rxe or siw), RAW_MR (1: the raw half uses MR lkeys instead of the
+# PD's local_dma_lkey), RAW_INLINE (1: the raw half sends what its QP
+# takes inline, as kdapl does), AA (1: an A/A run, a second raw
 # half in place of kdapl, which shows the noise floor) and ICOUNT
 # (1: the VM runs under QEMU's -icount, for the table's header).
 
@@ -22,6 +23,7 @@ SCALE=50
 SIZES=
 DEV=rxe
 RAW_MR=0
+RAW_INLINE=0
 AA=0
 ICOUNT=
 [ -r /etc/kdapl-bench.conf ] && . /etc/kdapl-bench.conf
@@ -36,7 +38,7 @@ kdapl_load
 rdma_add "$DEV"
 
 params="reps=$REPS scale=$SCALE ip=$addr ia_name=${DEV}0-1 raw_mr=$RAW_MR"
-params="$params aa=$AA"
+params="$params raw_inline=$RAW_INLINE aa=$AA"
 [ -z "$SIZES" ] || params="$params sizes=$SIZES"
 
 dmesg -c >/dev/null
@@ -55,7 +57,8 @@ dmesg | sed -n 's/.*KDAPL-BENCH //p' >/tmp/bench-lines.txt
 # The table: medians of the rounds; ratios kdapl/raw are the medians of
 # the ratios of each round (whose two measurements ran back to back).
 awk -v kernel="$(uname -r)" -v dev="${DEV}0 ($desc)" -v addr="$addr" \
-	-v rawmr="$RAW_MR" -v aa="$AA" -v icount="$ICOUNT" '
+	-v rawmr="$RAW_MR" -v rawinline="$RAW_INLINE" -v aa="$AA" \
+	-v icount="$ICOUNT" '
 function val(s, k,    n, i, kv) {
 	n = split(s, kv, " ")
 	for (i = 1; i <= n; i++)
@@ -76,6 +79,8 @@ NR == 1 {
 	printf " of the best figures\n"
 	if (rawmr)
 		printf "raw half with MR lkeys (raw_mr=1)\n"
+	if (rawinline)
+		printf "raw half with inline sends and writes (raw_inline=1)\n"
 	if (aa)
 		printf "A/A RUN: the kdapl columns are a second raw half\n"
 	if (icount)
