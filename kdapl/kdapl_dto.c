@@ -856,9 +856,8 @@ enum kdapl_dto_use {
  * Check @n local segments against the LMRs of @pz and fill @sge (may be
  * NULL to only check); *total gets their length, and *cpu_va (if not
  * NULL) is cleared unless every LMR is addressed by kernel virtual
- * addresses.  ep->lock held with
- * interrupts disabled since the EP lookup (LMRs are freed after a grace
- * period).
+ * addresses.  ep->lock held, with interrupts disabled since the EP
+ * lookup (LMRs are freed after a grace period).
  */
 static __always_inline DAT_RETURN
 kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
