@@ -457,7 +457,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 			    const DAT_UPCALL_OBJECT *upcall,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
-bool kdapl_evd_post_slow(struct kdapl_evd *evd, DAT_EVENT *event);
+int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev);
 void kdapl_evd_si_finish(struct kdapl_evd *evd);
 
 /*
@@ -511,14 +511,32 @@ static __always_inline bool kdapl_evd_si_deliver(struct kdapl_evd *evd,
 }
 
 /**
+ * kdapl_evd_deliver() - deliver an event the caller gives up
+ * @evd: as for kdapl_evd_post()
+ * @ev: the event: its evd_handle is set, and the upcall may be handed
+ *	@ev itself
+ *
+ * Inline: with a SINGLE_INSTANCE upcall and nothing queued, the event
+ * goes to the upcall without a lock or a call of kdapl's own.
+ *
+ * Context: as kdapl_evd_post().
+ * Return: 0, or -ENOSPC when the ring was full (overflow reported), or
+ * -ENODEV when the EVD has been freed.
+ */
+static inline int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
+{
+	ev->evd_handle = kdapl_object_handle(&evd->obj);
+	if (kdapl_evd_si_deliver(evd, ev))
+		return 0;
+	return kdapl_evd_deliver_slow(evd, ev);
+}
+
+/**
  * kdapl_evd_post_event() - kdapl_evd_post() without copying the event
  * @evd: as for kdapl_evd_post()
- * @event: the event, which the caller gives up: its evd_handle is set,
- *	and the upcall may be handed @event itself
+ * @event: as for kdapl_evd_deliver()
  *
- * For completion handlers that build the event on their stack.  Inline:
- * with a SINGLE_INSTANCE upcall and nothing queued, the event goes to
- * the upcall without a lock or a call of kdapl's own.
+ * For completion handlers that build the event on their stack.
  *
  * Context: as kdapl_evd_post().
  * Return: as kdapl_evd_post().
@@ -526,10 +544,7 @@ static __always_inline bool kdapl_evd_si_deliver(struct kdapl_evd *evd,
 static inline bool kdapl_evd_post_event(struct kdapl_evd *evd,
 					DAT_EVENT *event)
 {
-	event->evd_handle = kdapl_object_handle(&evd->obj);
-	if (kdapl_evd_si_deliver(evd, event))
-		return true;
-	return kdapl_evd_post_slow(evd, event);
+	return !kdapl_evd_deliver(evd, event);
 }
 
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,

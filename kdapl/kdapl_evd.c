@@ -316,13 +316,17 @@ void kdapl_evd_si_finish(struct kdapl_evd *evd)
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_si_finish);
 
-/*
- * Deliver one event under evd->lock: to the upcall or into the ring.
- * @ev is the caller's, not copied but for the ring, with its evd_handle
- * set.  Returns 0, or -ENOSPC when the ring was full (overflow
- * reported), or -ENODEV when the EVD has been freed.
+/**
+ * kdapl_evd_deliver_slow - kdapl_evd_deliver() when the fast path is off
+ * @evd: as for kdapl_evd_deliver()
+ * @ev: as for kdapl_evd_deliver(), with its evd_handle set
+ *
+ * Delivers the event under evd->lock: to the upcall or into the ring.
+ *
+ * Context: as kdapl_evd_post().
+ * Return: as kdapl_evd_deliver().
  */
-static int kdapl_evd_deliver_locked(struct kdapl_evd *evd, DAT_EVENT *ev)
+int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev)
 {
 	bool report = false;
 	unsigned long flags;
@@ -354,6 +358,7 @@ static int kdapl_evd_deliver_locked(struct kdapl_evd *evd, DAT_EVENT *ev)
 		kdapl_evd_report_overflow(evd);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_deliver_slow);
 
 /**
  * kdapl_evd_post - deliver an event to an EVD
@@ -384,20 +389,6 @@ bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 	return kdapl_evd_post_event(evd, &ev);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
-
-/**
- * kdapl_evd_post_slow - kdapl_evd_post_event() when the fast path is off
- * @evd: as for kdapl_evd_post_event()
- * @event: as for kdapl_evd_post_event(), with its evd_handle set
- *
- * Context: as kdapl_evd_post().
- * Return: as kdapl_evd_post().
- */
-bool kdapl_evd_post_slow(struct kdapl_evd *evd, DAT_EVENT *event)
-{
-	return !kdapl_evd_deliver_locked(evd, event);
-}
-EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post_slow);
 
 /* ---------------------------------------------------------------------
  * Creation and freeing
@@ -702,9 +693,7 @@ DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 		goto out;
 	}
 	ev = *event;
-	ev.evd_handle = kdapl_object_handle(&evd->obj);
-	err = kdapl_evd_si_deliver(evd, &ev) ? 0 :
-	      kdapl_evd_deliver_locked(evd, &ev);
+	err = kdapl_evd_deliver(evd, &ev);
 	if (err == -ENOSPC)
 		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	else if (err)
