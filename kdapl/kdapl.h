@@ -768,6 +768,27 @@ static inline bool kdapl_lmr_covers(const struct kdapl_lmr *lmr,
 }
 
 /**
+ * kdapl_lmr_sge() - the work request segment of a local segment
+ * @lmr: the LMR of @t, checked to cover it
+ * @t: the segment
+ * @sge: filled with the key and address of the LMR's local access (the
+ *	PD's local_dma_lkey and the DMA address for an LMR that is one DMA
+ *	range, see kdapl_lmr_map()) and the length
+ *
+ * For sends, RDMA Write sources and receives; RDMA Read sinks use the
+ * MR's key.
+ *
+ * Context: any context.
+ */
+static inline void kdapl_lmr_sge(const struct kdapl_lmr *lmr,
+				 const DAT_LMR_TRIPLET *t, struct ib_sge *sge)
+{
+	sge->addr = t->virtual_address + lmr->sge_offset;
+	sge->length = t->segment_length;
+	sge->lkey = lmr->sge_lkey;
+}
+
+/**
  * kdapl_pz_lmr_rcu() - the LMR of a PZ with a given lmr_context
  * @pz: the PZ
  * @lmr_context: the key

@@ -902,10 +902,7 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 			sge[i].length = t->segment_length;
 			sge[i].lkey = t->lmr_context;
 		} else if (sge) {
-			/* See kdapl_lmr_map(). */
-			sge[i].addr = t->virtual_address + lmr->sge_offset;
-			sge[i].length = t->segment_length;
-			sge[i].lkey = lmr->sge_lkey;
+			kdapl_lmr_sge(lmr, t, &sge[i]);
 		}
 		if (cpu_va && !lmr->cpu_va)
 			*cpu_va = false;

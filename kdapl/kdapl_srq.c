@@ -480,10 +480,7 @@ static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq, DAT_COUNT count,
 					DAT_INVALID_ARG3);
 			break;
 		}
-		/* See kdapl_lmr_map(). */
-		srq->sge[i].addr = seg->virtual_address + lmr->sge_offset;
-		srq->sge[i].length = seg->segment_length;
-		srq->sge[i].lkey = lmr->sge_lkey;
+		kdapl_lmr_sge(lmr, seg, &srq->sge[i]);
 	}
 	rcu_read_unlock();
 	return ret;
