@@ -2196,6 +2196,39 @@ static bool kct_flags_done(struct kct *t, u64 n, const char *what)
 /* Unsignalled sends in a round of the ring test. */
 #define KCT_UNSIG_ROUND		24
 
+/*
+ * BARRIER_FENCE: an RDMA read of @len bytes, then a fenced send of the
+ * buffer it reads into.  The send waits for the read's data, so the
+ * server receives what it had in its big buffer (pattern @seed); without
+ * the fence it could send the old contents.
+ */
+static bool kct_fence(struct kct *t, u32 len, u32 seed, u8 *expect)
+{
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)t->cli.big.va,
+		.segment_length = len,
+		.lmr_context = t->cli.big.lctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_SEND, seed + 1) };
+
+	memset(t->cli.big.va, 0xee, len);
+	kct_fill(t->srv.big.va, len, seed);
+	return kct_rdma1(t, true, 0, (uintptr_t)t->srv.big.va, len,
+			 t->srv.big.rctx, KCT_COOKIE(KCT_CK_READ, seed)) &&
+	       KCT_OK(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
+				       DAT_COMPLETION_BARRIER_FENCE_FLAG)) &&
+	       kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
+			    KCT_COOKIE(KCT_CK_READ, seed), len,
+			    "RDMA read before a fence") &&
+	       kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			    ck.as_64, len, "fenced send") &&
+	       kct_recv(t, &t->srv, len, seed, expect) &&
+	       KCT_CHECK(!memcmp(t->cli.big.va, t->srv.big.va, len),
+			 "RDMA read of %u bytes before a fence: data differs",
+			 len) &&
+	       KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE);
+}
+
 static void kct_flags(struct kct *t)
 {
 	DAT_LMR_TRIPLET iov;
@@ -2321,53 +2354,14 @@ static void kct_flags(struct kct *t)
 	kct_pass(t, "solicited");
 
 	/*
-	 * 5. BARRIER_FENCE: an RDMA read, then a fenced send of the buffer
-	 * it reads into.  The send waits for the read's data, so the
-	 * server receives what it had in its big buffer; without the fence
-	 * it could send the old contents.
+	 * 5. BARRIER_FENCE, with a message of a page and one small enough
+	 * for the device to copy at post time (IB_SEND_INLINE on rxe): the
+	 * fence must also keep kdapl from posting that one inline.
 	 */
-	memset(t->cli.big.va, 0xee, KCT_SLOT);
-	kct_fill(t->srv.big.va, KCT_SLOT, 300);
-	iov.virtual_address = (uintptr_t)t->cli.big.va;
-	iov.segment_length = KCT_SLOT;
-	iov.lmr_context = t->cli.big.lctx;
-	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 301);
-	if (!kct_rdma1(t, true, 0, (uintptr_t)t->srv.big.va, KCT_SLOT,
-		       t->srv.big.rctx, KCT_COOKIE(KCT_CK_READ, 300)) ||
-	    !KCT_OK(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
-				     DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
-	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
-			  KCT_COOKIE(KCT_CK_READ, 300), KCT_SLOT,
-			  "RDMA read before a fence") ||
-	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
-			  ck.as_64, KCT_SLOT, "fenced send") ||
-	    !kct_recv(t, &t->srv, KCT_SLOT, 300, expect) ||
-	    !KCT_CHECK(!memcmp(t->cli.big.va, t->srv.big.va, KCT_SLOT),
-		       "RDMA read before a fence: data differs") ||
-	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+	if (!kct_fence(t, KCT_SLOT, 300, expect))
 		goto out;
 	kct_pass(t, "fence");
-
-	/*
-	 * 5b. The same with a message small enough for the device to copy
-	 * at post time (IB_SEND_INLINE, rxe): the fence must keep kdapl
-	 * from posting it inline, or the old contents would go.
-	 */
-	memset(t->cli.big.va, 0xee, KCT_FENCE_SMALL);
-	kct_fill(t->srv.big.va, KCT_FENCE_SMALL, 310);
-	iov.segment_length = KCT_FENCE_SMALL;
-	ck.as_64 = KCT_COOKIE(KCT_CK_SEND, 311);
-	if (!kct_rdma1(t, true, 0, (uintptr_t)t->srv.big.va, KCT_FENCE_SMALL,
-		       t->srv.big.rctx, KCT_COOKIE(KCT_CK_READ, 310)) ||
-	    !KCT_OK(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
-				     DAT_COMPLETION_BARRIER_FENCE_FLAG)) ||
-	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
-			  KCT_COOKIE(KCT_CK_READ, 310), KCT_FENCE_SMALL,
-			  "small RDMA read before a fence") ||
-	    !kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
-			  ck.as_64, KCT_FENCE_SMALL, "small fenced send") ||
-	    !kct_recv(t, &t->srv, KCT_FENCE_SMALL, 310, expect) ||
-	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_TRUE))
+	if (!kct_fence(t, KCT_FENCE_SMALL, 310, expect))
 		goto out;
 	kct_pass(t, "fence-small");
 
