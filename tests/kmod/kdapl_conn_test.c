@@ -2196,6 +2196,21 @@ static bool kct_flags_done(struct kct *t, u64 n, const char *what)
 /* Unsignalled sends in a round of the ring test. */
 #define KCT_UNSIG_ROUND		24
 
+/* @count unsignalled sends from number @first, then their receives. */
+static bool kct_flags_unsignalled(struct kct *t, u64 first,
+				  unsigned int count, u8 *expect)
+{
+	u64 n;
+
+	for (n = first; n < first + count; n++)
+		if (!kct_flags_send(t, n, DAT_COMPLETION_UNSIGNALLED_FLAG))
+			return false;
+	for (n = first; n < first + count; n++)
+		if (!kct_flags_recv(t, n, expect))
+			return false;
+	return true;
+}
+
 /*
  * BARRIER_FENCE: an RDMA read of @len bytes, then a fenced send of the
  * buffer it reads into.  The send waits for the read's data, so the
@@ -2234,7 +2249,7 @@ static void kct_flags(struct kct *t)
 	DAT_LMR_TRIPLET iov;
 	DAT_DTO_COOKIE ck;
 	DAT_EVENT est;
-	unsigned int i, r, rounds;
+	unsigned int r, rounds;
 	u8 *expect;
 	bool ok;
 	u64 n;
@@ -2298,13 +2313,8 @@ static void kct_flags(struct kct *t)
 	 * requests stay outstanding (request_idle false) until the next
 	 * signalled request completes and retires them without events.
 	 */
-	for (n = 10; n < 13; n++)
-		if (!kct_flags_send(t, n, DAT_COMPLETION_UNSIGNALLED_FLAG))
-			goto out;
-	for (n = 10; n < 13; n++)
-		if (!kct_flags_recv(t, n, expect))
-			goto out;
-	if (!kct_quiet(t, t->cli.req_evd, "client request") ||
+	if (!kct_flags_unsignalled(t, 10, 3, expect) ||
+	    !kct_quiet(t, t->cli.req_evd, "client request") ||
 	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
 	    !kct_flags_send(t, 13, DAT_COMPLETION_DEFAULT_FLAG) ||
 	    !kct_flags_recv(t, 13, expect) ||
@@ -2323,13 +2333,8 @@ static void kct_flags(struct kct *t)
 	 */
 	rounds = t->ep_attr.max_request_dtos / KCT_UNSIG_ROUND + 1;
 	for (r = 0, n = 100; r < rounds; r++) {
-		for (i = 0; i < KCT_UNSIG_ROUND; i++)
-			if (!kct_flags_send(t, n + i,
-					    DAT_COMPLETION_UNSIGNALLED_FLAG))
-				goto out;
-		for (i = 0; i < KCT_UNSIG_ROUND; i++)
-			if (!kct_flags_recv(t, n + i, expect))
-				goto out;
+		if (!kct_flags_unsignalled(t, n, KCT_UNSIG_ROUND, expect))
+			goto out;
 		n += KCT_UNSIG_ROUND;
 		if (!kct_quiet(t, t->cli.req_evd, "client request"))
 			goto out;
@@ -2369,13 +2374,8 @@ static void kct_flags(struct kct *t)
 	 * 6. Unsignalled sends posted last are retired, silently, by the
 	 * end of the connection.
 	 */
-	for (n = 400; n < 402; n++)
-		if (!kct_flags_send(t, n, DAT_COMPLETION_UNSIGNALLED_FLAG))
-			goto out;
-	for (n = 400; n < 402; n++)
-		if (!kct_flags_recv(t, n, expect))
-			goto out;
-	if (!KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	if (!kct_flags_unsignalled(t, 400, 2, expect) ||
+	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
 	    !kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) ||
 	    !kct_flush_recvs(t, &t->srv) || !kct_flush_recvs(t, &t->cli) ||
 	    !kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
