@@ -107,6 +107,8 @@ void kdapl_device_exit(void);
 struct kdapl_ia;
 struct kdapl_conn;
 struct kdapl_dto;
+struct kdapl_lmr;
+struct kdapl_ep;
 struct rdma_cm_event;
 struct rdma_cm_id;
 
@@ -120,9 +122,10 @@ struct rdma_cm_id;
  * @handle: the handle, as kdapl_object_handle() gives it; set by
  *	kdapl_object_init() and kdapl_object_publish()
  * @users: how many other DAT objects use this one (an EP uses its PZ and
- *	EVDs, an RMR bound to an LMR uses the LMR, ...); freeing is refused
- *	with DAT_INVALID_STATE while it is not zero.  Changed under the IA
- *	lock.
+ *	EVDs, a service point its EVD, ...); freeing is refused with
+ *	DAT_INVALID_STATE while it is not zero.  Changed under the IA lock.
+ * @owner: the owner of the object's IA: lookups on behalf of another
+ *	owner do not find it
  * @ia: the IA the object belongs to; for an IA, the IA itself
  * @ia_entry: link in &kdapl_ia.objects, under the IA lock
  * @rcu: the memory is freed after a grace period, lookups run under RCU
@@ -134,6 +137,7 @@ struct kdapl_object {
 	u32 gen;
 	DAT_HANDLE handle;
 	int users;
+	struct kdapl_owner *owner;
 	struct kdapl_ia *ia;
 	struct list_head ia_entry;
 	struct rcu_head rcu;
@@ -174,10 +178,14 @@ extern const struct kdapl_type_ops kdapl_srq_type;
 void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 		       struct kdapl_ia *ia);
 int kdapl_object_publish(struct kdapl_object *obj);
+int kdapl_object_init_table(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+void kdapl_object_exhaust(u32 id);
+#endif
 void kdapl_object_exit(void);
 bool kdapl_object_unpublish(struct kdapl_object *obj);
-DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
-			    DAT_RETURN_SUBTYPE bad_handle,
+DAT_RETURN kdapl_object_get(struct kdapl_owner *owner, DAT_HANDLE handle,
+			    DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad_handle,
 			    struct kdapl_object **objp);
 void kdapl_object_put(struct kdapl_object *obj);
 const struct kdapl_type_ops *kdapl_object_ops(DAT_HANDLE_TYPE type);
@@ -215,23 +223,22 @@ static inline DAT_HANDLE kdapl_handle_make(DAT_HANDLE_TYPE type, u32 gen,
 
 /**
  * struct kdapl_handle_table - published objects by handle index
- * @size: slots in @objs
+ * @size: slots in @objs and @gens
  * @rcu: frees a replaced table
+ * @gens: the generation last given at each index, 0 for none yet
+ *	(written under the xarray's lock)
  * @objs: the object of each index, NULL for a free one
  */
 struct kdapl_handle_table {
 	u32 size;
 	struct rcu_head rcu;
+	u32 *gens;
 	struct kdapl_object __rcu *objs[];
 };
 
 extern struct kdapl_handle_table __rcu *kdapl_handle_table;
 
-/*
- * The object at index @id of the handle table, or NULL.  Under RCU, or
- * with interrupts disabled (also a read-side section for the normal
- * flavour of RCU, which the table and objects are freed with).
- */
+/* The object at index @id of the handle table, or NULL.  Under RCU. */
 static inline struct kdapl_object *kdapl_handle_table_obj(u32 id)
 {
 	struct kdapl_handle_table *t;
@@ -245,22 +252,23 @@ static inline struct kdapl_object *kdapl_handle_table_obj(u32 id)
 
 /**
  * kdapl_object_lookup_rcu() - look up a handle without taking a reference
+ * @owner: who looks: another owner's object is not found
  * @handle: the handle
  * @type: the type the handle must have
  *
  * For fast paths that pin the object by other means once found: the
- * caller holds rcu_read_lock(), or keeps interrupts disabled, from the
- * lookup until it has taken a lock of the object under which it checks
- * that the object is still in service (object memory is freed only
- * after a grace period, which also waits for code running with
- * interrupts disabled).  Inline: every DTO post starts with it.
+ * caller holds rcu_read_lock() from the lookup until it has taken a lock
+ * of the object under which it checks that the object is still in
+ * service (object memory is freed only after a grace period).  Inline:
+ * every DTO post starts with it.
  *
- * Context: any context, under rcu_read_lock() or interrupts disabled.
- * Return: the object, or NULL if @handle is NULL, of another type, stale
- * or unknown, or the object is being released.
+ * Context: any context, under rcu_read_lock().
+ * Return: the object, or NULL if @handle is NULL, of another type or
+ * owner, stale or unknown, or the object is being released.
  */
 static inline struct kdapl_object *
-kdapl_object_lookup_rcu(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
+kdapl_object_lookup_rcu(const struct kdapl_owner *owner, DAT_HANDLE handle,
+			DAT_HANDLE_TYPE type)
 {
 	u64 v = (u64)(uintptr_t)handle;
 	struct kdapl_object *obj;
@@ -273,48 +281,66 @@ kdapl_object_lookup_rcu(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
 		return NULL;
 	obj = kdapl_handle_table_obj((u32)v);
 	if (!obj || obj->type != type || obj->gen != gen ||
-	    !kref_read(&obj->ref))
+	    obj->owner != owner || !kref_read(&obj->ref))
 		return NULL;
 	return obj;
 }
 
 /*
- * Look up a handle of a given family and take a reference; on success
- * *ptr is the containing object (struct kdapl_ep etc.).
+ * Look up a handle of a given family for @owner and take a reference; on
+ * success *ptr is the containing object (struct kdapl_ep etc.).
  */
-#define kdapl_get(handle, family, subtype, ptr) ({			\
+#define kdapl_get(owner, handle, family, subtype, ptr) ({		\
 	typeof(ptr) __kdapl_ptr = (ptr);				\
 									\
-	kdapl_object_get_typed(handle, DAT_HANDLE_TYPE_##family, subtype, \
-			       (void **)__kdapl_ptr,			\
+	kdapl_object_get_typed(owner, handle, DAT_HANDLE_TYPE_##family,	\
+			       subtype, (void **)__kdapl_ptr,		\
 			       offsetof(typeof(**__kdapl_ptr), obj));	\
 })
 
-DAT_RETURN kdapl_object_get_typed(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+DAT_RETURN kdapl_object_get_typed(struct kdapl_owner *owner, DAT_HANDLE handle,
+				  DAT_HANDLE_TYPE type,
 				  DAT_RETURN_SUBTYPE bad_handle, void **ptr,
 				  size_t offset);
-
-static inline DAT_RETURN kdapl_err(DAT_RETURN_TYPE type,
-				   DAT_RETURN_SUBTYPE subtype)
-{
-	return dat_error(type, subtype);
-}
 
 /**
  * struct kdapl_owner - who opened IAs: a kernel consumer or an open file
  * @lock: protects @ias
  * @ias: open IAs of the owner
+ * @kernel: the kernel consumers' owner, which alone may give kernel
+ *	addresses and physical memory (see kdapl_owner_kernel())
  *
- * When the owner goes away (the file is released) every IA it still has
- * is closed abruptly, which frees everything in it.
+ * Every object belongs to the owner of its IA, and only that owner's
+ * lookups find it.  When the owner goes away (the file is released)
+ * every IA it still has is closed abruptly, which frees everything in
+ * it.
  */
 struct kdapl_owner {
 	struct mutex lock;	/* see above */
 	struct list_head ias;
+	bool kernel;
 };
 
 extern struct kdapl_owner kdapl_kernel_owner;
 void kdapl_owner_init(struct kdapl_owner *owner);
+
+/**
+ * kdapl_owner_kernel() - may an owner give kernel-only inputs?
+ * @owner: the owner of a call
+ *
+ * Kernel virtual addresses, physical addresses and scatterlists
+ * (DAT_MEM_TYPE_VIRTUAL on kernel memory, DAT_MEM_TYPE_PHYSICAL and
+ * _PHYSICAL_VAR_PAGES, DAT_MEM_TYPE_SG) come from kernel consumers only:
+ * every call that takes them checks this, so that an owner of
+ * /dev/kdapl is refused by construction.
+ *
+ * Context: any context.
+ * Return: true for the kernel consumers' owner.
+ */
+static inline bool kdapl_owner_kernel(const struct kdapl_owner *owner)
+{
+	return owner->kernel;
+}
 void kdapl_owner_release(struct kdapl_owner *owner);
 
 /**
@@ -355,12 +381,25 @@ DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
 			 DAT_COUNT async_evd_qlen,
 			 DAT_EVD_HANDLE *async_evd_handle,
 			 DAT_IA_HANDLE *ia_handle);
-DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags);
+DAT_RETURN kdapl_ia_teardown(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags);
 void kdapl_ia_detach_adapter(struct kdapl_adapter *adapter);
 void kdapl_ia_add_object(struct kdapl_ia *ia, struct kdapl_object *obj);
 void kdapl_ia_del_object(struct kdapl_ia *ia, struct kdapl_object *obj);
 void kdapl_ia_async_event(struct kdapl_ia *ia, DAT_EVENT_NUMBER number,
 			  DAT_HANDLE handle, int reason);
+
+/**
+ * kdapl_object_alive() - has an object found by handle not been freed?
+ * @obj: the object; a lookup holds its memory, not its life
+ *
+ * Context: the IA lock held: objects leave their IA's list under it.
+ * Return: true while @obj is an object of its IA.
+ */
+static inline bool kdapl_object_alive(struct kdapl_object *obj)
+{
+	lockdep_assert_held(&obj->ia->lock);
+	return !list_empty(&obj->ia_entry);
+}
 
 /* Take and drop a "user" reference that blocks freeing of @obj. */
 static inline void kdapl_use(struct kdapl_object *obj)
@@ -377,6 +416,7 @@ static inline void kdapl_unuse(struct kdapl_object *obj)
 }
 
 #define KDAPL_PZ_LMR_HASH_BITS	6
+#define KDAPL_PZ_RMR_HASH_BITS	4
 
 /**
  * struct kdapl_pz - a Protection Zone: an ib_pd
@@ -386,12 +426,18 @@ static inline void kdapl_unuse(struct kdapl_object *obj)
  * @lmr_hash: the same LMRs hashed by lmr_context, for the segment checks
  *	of DTO posts (an RCU hlist lookup costs no call; an xarray indexed
  *	by device keys is deep); changed under the IA lock
+ * @rmr_hash: bound RMRs of the PZ by rmr_context, for the sinks of
+ *	dat_ep_post_rdma_read_to_rmr(); changed under the IA lock
+ * @reg_mutex: serialises the registration work requests of the PZ's
+ *	LMRs (kdapl_dto.c) and the deregistration of their MRs
  */
 struct kdapl_pz {
 	struct kdapl_object obj;
 	struct ib_pd *pd;
 	struct xarray lmrs;
 	struct hlist_head lmr_hash[1 << KDAPL_PZ_LMR_HASH_BITS];
+	struct hlist_head rmr_hash[1 << KDAPL_PZ_RMR_HASH_BITS];
+	struct mutex reg_mutex;	/* see above */
 };
 
 /**
@@ -414,12 +460,13 @@ struct kdapl_pz {
  *	without @lock) or busy (an upcall runs), and a generation
  * @si_gen: generation of the last arming of @si; @lock
  * @upcall_done: woken when @upcalls_running drops to zero
+ * @kick: delivers what kdapl_evd_post() queued to the upcall, on
+ *	kdapl_wq; holds a reference while queued
  * @cq: completion queue for the DTO and RMR bind streams, or NULL
  * @cq_size: entries of @cq
- * @recv_flags: completion flags of the receive streams that feed the
- *	EVD (valid when @recv_streams)
- * @request_flags: completion flags of the request streams that feed the
- *	EVD (valid when @request_streams)
+ * @cq_reserved: entries the queues of QPs on @cq reserved (IA lock)
+ * @stream_flags: completion flags of the EP streams that feed the EVD,
+ *	the same for all (valid when @recv_streams or @request_streams)
  * @recv_streams: EP receive streams feeding the EVD
  * @request_streams: EP request streams feeding the EVD
  */
@@ -438,10 +485,11 @@ struct kdapl_evd {
 	atomic_t si;
 	u32 si_gen;
 	wait_queue_head_t upcall_done;
+	struct work_struct kick;
 	struct ib_cq *cq;
 	u32 cq_size;
-	DAT_COMPLETION_FLAGS recv_flags;
-	DAT_COMPLETION_FLAGS request_flags;
+	u32 cq_reserved;
+	DAT_COMPLETION_FLAGS stream_flags;
 	unsigned int recv_streams;
 	unsigned int request_streams;
 };
@@ -512,14 +560,19 @@ static __always_inline bool kdapl_evd_si_deliver(struct kdapl_evd *evd,
 
 /**
  * kdapl_evd_deliver() - deliver an event the caller gives up
- * @evd: as for kdapl_evd_post()
+ * @evd: the EVD, kept alive by the caller
  * @ev: the event: its evd_handle is set, and the upcall may be handed
  *	@ev itself
  *
- * Inline: with a SINGLE_INSTANCE upcall and nothing queued, the event
- * goes to the upcall without a lock or a call of kdapl's own.
+ * Hands the event to the upcall from the caller's context, or queues it
+ * (see dat_evd_post_se() for the policies).  For the completion handlers
+ * of @evd's own CQ, and for dat_evd_post_se(); everything else goes
+ * through kdapl_evd_post().  Inline: with a SINGLE_INSTANCE upcall and
+ * nothing queued, the event goes to the upcall without a lock or a call
+ * of kdapl's own.
  *
- * Context: as kdapl_evd_post().
+ * Context: any context; the caller holds no kdapl lock, since the
+ * upcall may call kDAT.
  * Return: 0, or -ENOSPC when the ring was full (overflow reported), or
  * -ENODEV when the EVD has been freed.
  */
@@ -531,22 +584,8 @@ static inline int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
 	return kdapl_evd_deliver_slow(evd, ev);
 }
 
-/**
- * kdapl_evd_post_event() - kdapl_evd_post() without copying the event
- * @evd: as for kdapl_evd_post()
- * @event: as for kdapl_evd_deliver()
- *
- * For completion handlers that build the event on their stack.
- *
- * Context: as kdapl_evd_post().
- * Return: as kdapl_evd_post().
- */
-static inline bool kdapl_evd_post_event(struct kdapl_evd *evd,
-					DAT_EVENT *event)
-{
-	return !kdapl_evd_deliver(evd, event);
-}
-
+int kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n);
+void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n);
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				   enum kdapl_stream stream,
 				   DAT_COMPLETION_FLAGS flags);
@@ -564,11 +603,12 @@ void kdapl_evd_detach_stream(struct kdapl_evd *evd, enum kdapl_stream stream);
  * @low_watermark: DAT_SRQ_LW_DEFAULT (none) or the armed limit
  * @posted: receives posted and not completed
  * @dev_max_wr: receives the device queue holds (at least @max_recv_dtos)
- * @sge: scatter list a post is built in, @max_recv_iov entries, under @lock
  * @free_recvs: receive contexts that can be posted, under @lock; with the
  *	posted ones they are always @max_recv_dtos
  * @spare_recvs: contexts set aside by a shrinking resize, IA lock
  * @chunks: memory of all the receive contexts, IA lock
+ * @qps: the EP of each QP on the SRQ, keyed by the QP's address, for
+ *	completions
  */
 struct kdapl_srq {
 	struct kdapl_object obj;
@@ -581,10 +621,10 @@ struct kdapl_srq {
 	DAT_COUNT low_watermark;
 	atomic_t posted;
 	u32 dev_max_wr;
-	struct ib_sge *sge;
 	struct list_head free_recvs;
 	struct list_head spare_recvs;
 	struct list_head chunks;
+	struct xarray qps;
 };
 
 /**
@@ -596,13 +636,30 @@ struct kdapl_srq {
  *	not posted
  * @srq: the SRQ
  * @cookie: the consumer's cookie, returned with the completion
+ * @posted: on the device (SRQ lock)
+ * @dead: an LMR of it was freed: it completes with a protection error
+ * @sync: an LMR of it needs DMA syncs (kdapl_lmr_sync_sges())
+ * @nlmr: entries of @lmrs (and @sge) in use
+ * @lmrs: the LMR of each segment, max_recv_iov entries
+ * @sge: the segments, max_recv_iov entries
  */
 struct kdapl_srq_recv {
 	struct ib_cqe cqe;
 	struct list_head entry;
 	struct kdapl_srq *srq;
 	DAT_DTO_COOKIE cookie;
+	bool posted;
+	bool dead;
+	bool sync;
+	u16 nlmr;
+	struct kdapl_lmr **lmrs;
+	struct ib_sge *sge;
 };
+
+void kdapl_srq_forget_lmr(struct kdapl_srq *srq, const struct kdapl_lmr *lmr);
+int kdapl_srq_attach_qp(struct kdapl_srq *srq, struct ib_qp *qp,
+			struct kdapl_ep *ep);
+void kdapl_srq_detach_qp(struct kdapl_srq *srq, struct ib_qp *qp);
 
 /**
  * struct kdapl_ep - an Endpoint
@@ -666,6 +723,33 @@ void kdapl_ep_default_attr(struct kdapl_ia *ia, DAT_EP_ATTR *attr);
 void kdapl_ep_set_state(struct kdapl_ep *ep, DAT_EP_STATE state);
 DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
 
+/* Is @state one of the connected states? */
+static inline bool kdapl_ep_state_connected(DAT_EP_STATE state)
+{
+	return state == DAT_EP_STATE_CONNECTED ||
+	       state == DAT_EP_STATE_CONNECTED_SINGLE_PATH ||
+	       state == DAT_EP_STATE_CONNECTED_MULTI_PATH;
+}
+
+/**
+ * kdapl_ep_connected_state() - may work requests be posted on an EP?
+ * @ep: the EP, with ep->lock held
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS for a connected EP with a QP, else the
+ * DAT_INVALID_STATE error of its state (DISCONNECTED for a connection
+ * being torn down).
+ */
+static inline DAT_RETURN kdapl_ep_connected_state(const struct kdapl_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (!kdapl_ep_state_connected(ep->state))
+		return kdapl_ep_state_error(ep->state);
+	if (!ep->qp)
+		return kdapl_ep_state_error(DAT_EP_STATE_DISCONNECTED);
+	return DAT_SUCCESS;
+}
+
 /**
  * struct kdapl_lmr - a Local Memory Region
  * @obj: handle and references
@@ -694,8 +778,12 @@ DAT_RETURN kdapl_ep_state_error(DAT_EP_STATE state);
  * @cpu_va: the LMR's addresses are the kernel's virtual addresses of its
  *	memory (DAT_MEM_TYPE_VIRTUAL, or an LMR shared from one), so that
  *	a small send can be copied inline by the device's post
+ * @need_sync: the DMA mapping needs syncs around the device's accesses
+ *	(a non-coherent or bounced mapping; never for virtual DMA devices)
  * @registered: the registration work request has completed on a QP of
  *	the PZ (see Documentation/objects.rst)
+ * @rmr_binds: RMR bindings of the LMR, and unbinds not completed yet
+ *	(kdapl_rmr.c); dat_lmr_free() refuses while not zero.  Any context.
  * @hash_node: in the PZ's @lmr_hash while the LMR is in its @lmrs
  */
 struct kdapl_lmr {
@@ -719,31 +807,58 @@ struct kdapl_lmr {
 	u32 sge_lkey;
 	u64 sge_offset;
 	bool cpu_va;
+	bool need_sync;
 	bool registered;
+	atomic_t rmr_binds;
 	struct hlist_node hash_node;
 };
 
 /**
  * struct kdapl_rmr - a Remote Memory Region (a memory window emulated
- *	with a fast-registration MR, bound by a work request)
+ *	with fast-registration MRs, bound by work requests)
  * @obj: handle and references
  * @pz: its PZ (in use while the RMR exists)
- * @mr: fast-registration MR used for binds; NULL once the device is gone
- * @max_pages: pages @mr can map
- * @lmr: LMR it is bound to (in use while bound), or NULL
- * @triplet: bound range
- * @priv: bound privileges
- * @rmr_context: remote key of the current binding, zero when unbound
+ * @lock: protects the binding (@lmr, @triplet, @priv, @rmr_context,
+ *	@cur), @retiring, @busy and @broken; any context
+ * @mr: the two MRs binds alternate between; NULL once the device is gone
+ *	or after a repair failed (IA lock)
+ * @cur: index in @mr of the current binding's MR
+ * @max_pages: pages an MR can map
+ * @lmr: LMR of the binding last posted (a use), or NULL
+ * @retiring: LMR of the previous binding, in use until the bind posted
+ *	completes
+ * @triplet: range of the binding last posted
+ * @priv: its privileges
+ * @rmr_context: its remote key, zero when unbound
+ * @busy: a bind or unbind work request is in flight
+ * @broken: a bind failed; kdapl_rmr_repair_work() replaces the MRs
+ * @idle: woken when @busy clears
+ * @bind_ep: EP the last bind was posted on, with a reference (IA lock)
+ * @hash_node: in the PZ's rmr_hash while @rmr_context is not zero
+ * @repair: the repair after a failed bind, on kdapl_wq
+ * @repair_evd: EVD of the failed bind's event, with a reference, or NULL
+ * @repair_event: that event, delivered once the repair is done
  */
 struct kdapl_rmr {
 	struct kdapl_object obj;
 	struct kdapl_pz *pz;
-	struct ib_mr *mr;
+	spinlock_t lock;	/* see above */
+	struct ib_mr *mr[2];
+	u8 cur;
 	u32 max_pages;
 	struct kdapl_lmr *lmr;
+	struct kdapl_lmr *retiring;
 	DAT_LMR_TRIPLET triplet;
 	DAT_MEM_PRIV_FLAGS priv;
 	DAT_RMR_CONTEXT rmr_context;
+	bool busy;
+	bool broken;
+	wait_queue_head_t idle;
+	struct kdapl_ep *bind_ep;
+	struct hlist_node hash_node;
+	struct work_struct repair;
+	struct kdapl_evd *repair_evd;
+	DAT_EVENT repair_event;
 };
 
 /**
@@ -766,6 +881,16 @@ static inline bool kdapl_lmr_covers(const struct kdapl_lmr *lmr,
 	       len <= lmr->registered_size &&
 	       va - lmr->registered_address <= lmr->registered_size - len;
 }
+
+void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len,
+			  bool for_cpu);
+void kdapl_lmr_sync_sges(struct kdapl_lmr *const *lmrs,
+			 const struct ib_sge *sge, unsigned int n,
+			 bool for_cpu);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern atomic_t kdapl_lmr_sge_syncs[2];
+extern void (*kdapl_dto_reg_hook)(void);
+#endif
 
 /**
  * kdapl_lmr_sge() - the work request segment of a local segment
@@ -813,11 +938,229 @@ static inline struct kdapl_lmr *kdapl_pz_lmr_rcu(struct kdapl_pz *pz,
 
 void kdapl_pz_add_lmr_hash(struct kdapl_pz *pz, struct kdapl_lmr *lmr);
 void kdapl_pz_del_lmr_hash(struct kdapl_lmr *lmr);
+void kdapl_pz_add_rmr_hash(struct kdapl_pz *pz, struct kdapl_rmr *rmr);
+void kdapl_pz_del_rmr_hash(struct kdapl_rmr *rmr);
+struct kdapl_rmr *kdapl_pz_rmr_rcu(struct kdapl_pz *pz,
+				   DAT_RMR_CONTEXT rmr_context);
+
+int kdapl_mem_access(const struct kdapl_ia *ia, DAT_MEM_PRIV_FLAGS priv);
 
 void kdapl_rmr_bind_lmr(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
 			const DAT_LMR_TRIPLET *triplet,
 			DAT_MEM_PRIV_FLAGS priv);
 void kdapl_rmr_unbind(struct kdapl_rmr *rmr);
+bool kdapl_rmr_bind_done(struct kdapl_rmr *rmr, struct kdapl_evd *evd,
+			 enum ib_wc_status status, const DAT_EVENT *ev);
+DAT_RETURN kdapl_rmr_sink(struct kdapl_pz *pz, const DAT_RMR_TRIPLET *t,
+			  bool iwarp, struct ib_sge *sge);
+
+/*
+ * The kDAT calls for an owner.  The dat_*() functions of kdat.h pass
+ * &kdapl_kernel_owner; an open file of /dev/kdapl passes its own.
+ */
+DAT_RETURN kdapl_object_get(struct kdapl_owner *owner, DAT_HANDLE handle,
+			    DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad_handle,
+			    struct kdapl_object **objp);
+DAT_RETURN kdapl_object_get_typed(struct kdapl_owner *owner, DAT_HANDLE handle,
+				  DAT_HANDLE_TYPE type,
+				  DAT_RETURN_SUBTYPE bad_handle, void **ptr,
+				  size_t offset);
+DAT_RETURN kdapl_get_handle_type(struct kdapl_owner *owner, DAT_HANDLE handle,
+				 DAT_HANDLE_TYPE *type);
+DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
+			 DAT_COUNT async_evd_qlen,
+			 DAT_EVD_HANDLE *async_evd_handle,
+			 DAT_IA_HANDLE *ia_handle);
+DAT_RETURN kdapl_ia_close(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			  DAT_CLOSE_FLAGS flags);
+DAT_RETURN kdapl_ia_query(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			  DAT_EVD_HANDLE *async_evd_handle,
+			  DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
+			  DAT_PROVIDER_ATTR_MASK provider_attr_mask,
+			  DAT_PROVIDER_ATTR *provider_attr);
+DAT_RETURN kdapl_pz_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			   DAT_PZ_HANDLE *pz_handle);
+DAT_RETURN kdapl_pz_query(struct kdapl_owner *owner, DAT_PZ_HANDLE pz_handle,
+			  DAT_PZ_PARAM_MASK mask, DAT_PZ_PARAM *param);
+DAT_RETURN kdapl_pz_free(struct kdapl_owner *owner, DAT_PZ_HANDLE pz_handle);
+DAT_RETURN kdapl_evd_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			     DAT_COUNT evd_min_qlen,
+			     DAT_UPCALL_POLICY upcall_policy,
+			     const DAT_UPCALL_OBJECT *upcall,
+			     DAT_EVD_FLAGS evd_flags,
+			     DAT_EVD_HANDLE *evd_handle);
+DAT_RETURN kdapl_evd_free(struct kdapl_owner *owner, DAT_EVD_HANDLE evd_handle);
+DAT_RETURN kdapl_evd_post_se(struct kdapl_owner *owner,
+			     DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event);
+DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
+			     DAT_EVD_HANDLE evd_handle, DAT_EVENT *event);
+DAT_RETURN kdapl_evd_modify_upcall(struct kdapl_owner *owner,
+				   DAT_EVD_HANDLE evd_handle,
+				   DAT_UPCALL_POLICY upcall_policy,
+				   const DAT_UPCALL_OBJECT *upcall);
+DAT_RETURN kdapl_evd_query(struct kdapl_owner *owner, DAT_EVD_HANDLE evd_handle,
+			   DAT_EVD_PARAM_MASK mask, DAT_EVD_PARAM *param);
+DAT_RETURN kdapl_evd_resize(struct kdapl_owner *owner,
+			    DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen);
+DAT_RETURN kdapl_ep_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			   DAT_PZ_HANDLE pz_handle,
+			   DAT_EVD_HANDLE recv_evd_handle,
+			   DAT_EVD_HANDLE request_evd_handle,
+			   DAT_EVD_HANDLE connect_evd_handle,
+			   const DAT_EP_ATTR *ep_attributes,
+			   DAT_EP_HANDLE *ep_handle);
+DAT_RETURN kdapl_ep_create_with_srq(struct kdapl_owner *owner,
+				    DAT_IA_HANDLE ia_handle,
+				    DAT_PZ_HANDLE pz_handle,
+				    DAT_EVD_HANDLE recv_evd_handle,
+				    DAT_EVD_HANDLE request_evd_handle,
+				    DAT_EVD_HANDLE connect_evd_handle,
+				    DAT_SRQ_HANDLE srq_handle,
+				    const DAT_EP_ATTR *ep_attributes,
+				    DAT_EP_HANDLE *ep_handle);
+DAT_RETURN kdapl_ep_query(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			  DAT_EP_PARAM_MASK mask, DAT_EP_PARAM *param);
+DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			   DAT_EP_PARAM_MASK mask, const DAT_EP_PARAM *param);
+DAT_RETURN kdapl_ep_get_status(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
+			       DAT_BOOLEAN *recv_idle,
+			       DAT_BOOLEAN *request_idle);
+DAT_RETURN kdapl_ep_reset(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle);
+DAT_RETURN kdapl_ep_free(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle);
+DAT_RETURN kdapl_ep_connect(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			    DAT_IA_ADDRESS_PTR remote_ia_address,
+			    DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+			    DAT_COUNT private_data_size,
+			    const DAT_PVOID private_data, DAT_QOS qos,
+			    DAT_CONNECT_FLAGS connect_flags);
+DAT_RETURN kdapl_ep_dup_connect(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle,
+				DAT_EP_HANDLE ep_dup_handle,
+				DAT_TIMEOUT timeout,
+				DAT_COUNT private_data_size,
+				const DAT_PVOID private_data, DAT_QOS qos);
+DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       DAT_CLOSE_FLAGS disconnect_flags);
+DAT_RETURN kdapl_ep_post_recv(struct kdapl_owner *owner,
+			      DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			      DAT_LMR_TRIPLET *local_iov,
+			      DAT_DTO_COOKIE user_cookie,
+			      DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_send(struct kdapl_owner *owner,
+			      DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			      DAT_LMR_TRIPLET *local_iov,
+			      DAT_DTO_COOKIE user_cookie,
+			      DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_send_with_invalidate(struct kdapl_owner *owner,
+					      DAT_EP_HANDLE ep_handle,
+					      DAT_COUNT num_segments,
+					      DAT_LMR_TRIPLET *local_iov,
+					      DAT_DTO_COOKIE user_cookie,
+					      DAT_COMPLETION_FLAGS completion_flags,
+					      DAT_BOOLEAN invalidate_flag,
+					      DAT_RMR_CONTEXT rmr_context);
+DAT_RETURN kdapl_ep_post_rdma_write(struct kdapl_owner *owner,
+				    DAT_EP_HANDLE ep_handle,
+				    DAT_COUNT num_segments,
+				    DAT_LMR_TRIPLET *local_iov,
+				    DAT_DTO_COOKIE user_cookie,
+				    const DAT_RMR_TRIPLET *remote_iov,
+				    DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_rdma_read(struct kdapl_owner *owner,
+				   DAT_EP_HANDLE ep_handle,
+				   DAT_COUNT num_segments,
+				   DAT_LMR_TRIPLET *local_iov,
+				   DAT_DTO_COOKIE user_cookie,
+				   const DAT_RMR_TRIPLET *remote_iov,
+				   DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_rdma_read_to_rmr(struct kdapl_owner *owner,
+					  DAT_EP_HANDLE ep_handle,
+					  const DAT_RMR_TRIPLET *local_iov,
+					  DAT_DTO_COOKIE user_cookie,
+					  const DAT_RMR_TRIPLET *remote_iov,
+					  DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			     DAT_MEM_TYPE mem_type,
+			     DAT_REGION_DESCRIPTION region_description,
+			     DAT_VLEN length, DAT_PZ_HANDLE pz_handle,
+			     DAT_MEM_PRIV_FLAGS privileges, DAT_VA_TYPE va_type,
+			     DAT_MEM_OPTIMIZE_FLAGS optimization,
+			     DAT_LMR_HANDLE *lmr_handle,
+			     DAT_LMR_CONTEXT *lmr_context,
+			     DAT_RMR_CONTEXT *rmr_context,
+			     DAT_VLEN *registered_length,
+			     DAT_VADDR *registered_address);
+DAT_RETURN kdapl_lmr_query(struct kdapl_owner *owner, DAT_LMR_HANDLE lmr_handle,
+			   DAT_LMR_PARAM_MASK mask, DAT_LMR_PARAM *param);
+DAT_RETURN kdapl_lmr_free(struct kdapl_owner *owner, DAT_LMR_HANDLE lmr_handle);
+DAT_RETURN kdapl_lmr_sync_rdma_read(struct kdapl_owner *owner,
+				    DAT_IA_HANDLE ia_handle,
+				    const DAT_LMR_TRIPLET *local_segments,
+				    DAT_VLEN num_segments);
+DAT_RETURN kdapl_lmr_sync_rdma_write(struct kdapl_owner *owner,
+				     DAT_IA_HANDLE ia_handle,
+				     const DAT_LMR_TRIPLET *local_segments,
+				     DAT_VLEN num_segments);
+DAT_RETURN kdapl_rmr_create(struct kdapl_owner *owner, DAT_PZ_HANDLE pz_handle,
+			    DAT_RMR_HANDLE *rmr_handle);
+DAT_RETURN kdapl_rmr_query(struct kdapl_owner *owner, DAT_RMR_HANDLE rmr_handle,
+			   DAT_RMR_PARAM_MASK mask, DAT_RMR_PARAM *param);
+DAT_RETURN kdapl_rmr_free(struct kdapl_owner *owner, DAT_RMR_HANDLE rmr_handle);
+DAT_RETURN kdapl_rmr_bind(struct kdapl_owner *owner, DAT_RMR_HANDLE rmr_handle,
+			  DAT_LMR_HANDLE lmr_handle,
+			  const DAT_LMR_TRIPLET *lmr_triplet,
+			  DAT_MEM_PRIV_FLAGS mem_priv, DAT_VA_TYPE va_type,
+			  DAT_EP_HANDLE ep_handle, DAT_RMR_COOKIE user_cookie,
+			  DAT_COMPLETION_FLAGS completion_flags,
+			  DAT_RMR_CONTEXT *rmr_context);
+DAT_RETURN kdapl_psp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_CONN_QUAL conn_qual, DAT_EVD_HANDLE evd_handle,
+			    DAT_PSP_FLAGS psp_flags, DAT_PSP_HANDLE *psp_handle);
+DAT_RETURN kdapl_psp_create_any(struct kdapl_owner *owner,
+				DAT_IA_HANDLE ia_handle,
+				DAT_CONN_QUAL *conn_qual,
+				DAT_EVD_HANDLE evd_handle,
+				DAT_PSP_FLAGS psp_flags,
+				DAT_PSP_HANDLE *psp_handle);
+DAT_RETURN kdapl_psp_query(struct kdapl_owner *owner, DAT_PSP_HANDLE psp_handle,
+			   DAT_PSP_PARAM_MASK mask, DAT_PSP_PARAM *param);
+DAT_RETURN kdapl_psp_free(struct kdapl_owner *owner, DAT_PSP_HANDLE psp_handle);
+DAT_RETURN kdapl_rsp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_CONN_QUAL conn_qual, DAT_EP_HANDLE ep_handle,
+			    DAT_EVD_HANDLE evd_handle,
+			    DAT_RSP_HANDLE *rsp_handle);
+DAT_RETURN kdapl_rsp_query(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle,
+			   DAT_RSP_PARAM_MASK mask, DAT_RSP_PARAM *param);
+DAT_RETURN kdapl_rsp_free(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle);
+DAT_RETURN kdapl_cr_query(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			  DAT_CR_PARAM_MASK mask, DAT_CR_PARAM *param);
+DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			   DAT_EP_HANDLE ep_handle, DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data);
+DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			   DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data);
+DAT_RETURN kdapl_cr_handoff(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			    DAT_CONN_QUAL handoff);
+DAT_RETURN kdapl_srq_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_PZ_HANDLE pz_handle,
+			    const DAT_SRQ_ATTR *srq_attr,
+			    DAT_SRQ_HANDLE *srq_handle);
+DAT_RETURN kdapl_srq_post_recv(struct kdapl_owner *owner,
+			       DAT_SRQ_HANDLE srq_handle,
+			       DAT_COUNT num_segments,
+			       const DAT_LMR_TRIPLET *local_iov,
+			       DAT_DTO_COOKIE user_cookie);
+DAT_RETURN kdapl_srq_query(struct kdapl_owner *owner, DAT_SRQ_HANDLE srq_handle,
+			   DAT_SRQ_PARAM_MASK mask, DAT_SRQ_PARAM *param);
+DAT_RETURN kdapl_srq_resize(struct kdapl_owner *owner,
+			    DAT_SRQ_HANDLE srq_handle,
+			    DAT_COUNT srq_max_recv_dto);
+DAT_RETURN kdapl_srq_set_lw(struct kdapl_owner *owner,
+			    DAT_SRQ_HANDLE srq_handle, DAT_COUNT low_watermark);
+DAT_RETURN kdapl_srq_free(struct kdapl_owner *owner, DAT_SRQ_HANDLE srq_handle);
 
 /* ---------------------------------------------------------------------
  * Connections (kdapl_cm.c, kdapl_sp.c, kdapl_cr.c) and data transfer
@@ -940,21 +1283,7 @@ extern const struct kdapl_type_ops kdapl_psp_type;
 extern const struct kdapl_type_ops kdapl_rsp_type;
 extern const struct kdapl_type_ops kdapl_cr_type;
 
-/**
- * kdapl_cm_accept() - accept a connection request on an EP (kdapl_cm.c)
- * @ep: the EP, in a state that may accept (checked by the caller)
- * @id: the request's rdma_cm identifier; on success the EP owns it
- * @private_data: data for the peer, may be NULL
- * @private_data_size: its length, within the transport's limit
- * @cr: the request (addresses and conn_qual of the connection)
- *
- * Creates the QP on @id, accepts, and moves the EP to
- * DAT_EP_STATE_PASSIVE_CONNECTION_PENDING; ESTABLISHED follows as an
- * event.  Called with the IA lock held.
- *
- * Return: DAT_SUCCESS or the DAT error to return from dat_cr_accept();
- * on error the caller still owns @id.
- */
+/* Accept the request of a CR on an EP; kdapl_cm.c. */
 DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			   const void *private_data, u8 private_data_size,
 			   const struct kdapl_cr *cr);
@@ -963,9 +1292,12 @@ DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 
 /* Called by kdapl_ep.c with the IA lock held (process context). */
 void kdapl_cm_ep_destroy(struct kdapl_ep *ep);
-void kdapl_cm_ep_detach(struct kdapl_ep *ep);
 void kdapl_cm_ep_reset(struct kdapl_ep *ep);
+void kdapl_cm_ep_break(struct kdapl_ep *ep);
 void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp);
+void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
+			struct ib_qp_init_attr *init, u32 *send_cqes,
+			u32 *recv_cqes);
 
 /**
  * kdapl_dto_ep_init() - set up the DTO state of a new EP
@@ -979,15 +1311,10 @@ int kdapl_dto_ep_init(struct kdapl_ep *ep);
 void kdapl_dto_ep_fini(struct kdapl_ep *ep);
 /*
  * The QP of @ep was just created and is in INIT, @ep->qp is set: post the
- * receives the consumer posted before.  Process context.
+ * receives the consumer posted before, up to the first whose LMR needs a
+ * registration.  Process context.
  */
 void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline);
-/*
- * The QP of @ep reached RTS (before ESTABLISHED is reported): register
- * the LMRs of the PZ that no QP registered yet, and wait for it.
- * Process context; returns 0 or a negative errno (the connection then
- * breaks).
- */
 int kdapl_dto_qp_rts(struct kdapl_ep *ep);
 /*
  * The QP of @ep was drained and is about to be destroyed (@ep->qp is
@@ -995,6 +1322,8 @@ int kdapl_dto_qp_rts(struct kdapl_ep *ep);
  * flushed.  Process context.
  */
 void kdapl_dto_qp_gone(struct kdapl_ep *ep);
+bool kdapl_dto_forget_lmr(struct kdapl_ep *ep, const struct kdapl_lmr *lmr);
+void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz);
 
 /* kdapl_dto.c services for the LMR, RMR and SRQ code. */
 DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
@@ -1028,10 +1357,10 @@ static inline void kdapl_dto_check_qp(struct kdapl_ep *ep,
 }
 
 void kdapl_dto_lmr_created(struct kdapl_lmr *lmr);
-void kdapl_dto_reg_lock(void);
-void kdapl_dto_reg_unlock(void);
+void kdapl_dto_reg_lock(struct kdapl_pz *pz);
+void kdapl_dto_reg_unlock(struct kdapl_pz *pz);
 DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
-			       u32 inv_key, bool reg, int access,
+			       u32 inv_key, struct ib_mr *reg_mr, int access,
 			       DAT_RMR_COOKIE cookie,
 			       DAT_COMPLETION_FLAGS flags);
 

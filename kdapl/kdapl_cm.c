@@ -11,14 +11,14 @@
  * or dat_cr_accept() until dat_ep_reset() or dat_ep_free().
  *
  * Contexts: the rdma_cm handler runs in process context and never takes
- * an IA lock, so rdma_destroy_id() may be called with one held; it does
- * not post events either, since an EVD upcall may call back into kDAT
- * and take the IA lock.  Events are queued in the conn under ep->lock
- * and posted by a work item on kdapl_wq.  The verbs resources are torn
- * down by kdapl_conn_teardown(), called with the IA lock held (free,
- * reset, detach, disconnect) or from a work item (after a failure or a
- * peer's disconnect, and on a connect timeout), serialised by conn->lock.
- * See Documentation/connections.rst.
+ * an IA lock, so rdma_destroy_id() may be called with one held.
+ * Connection events are posted on the connect EVD under ep->lock, in
+ * the order of the states they report; kdapl_evd_post() only queues
+ * them, and the EVD's kick work hands them to an upcall with no lock
+ * held.  The verbs resources are torn down by kdapl_conn_teardown(),
+ * called with the IA lock held (free, reset, detach, disconnect) or from
+ * a work item (after a failure or a peer's disconnect, and on a connect
+ * timeout), serialised by conn->lock.  See Documentation/connections.rst.
  *
  * Lock order: IA lock, conn->lock, rdma_cm handler mutex (taken by
  * rdma_destroy_id() and rdma_lock_handler()), ep->lock.
@@ -59,9 +59,6 @@
 #define KDAPL_CM_RETRY			7
 #define KDAPL_CM_RNR_RETRY		7
 
-/* Connection events one conn can queue: ESTABLISHED and a last one. */
-#define KDAPL_CONN_EVENTS		4
-
 /**
  * struct kdapl_conn - one connection attempt of an EP
  * @ctx: rdma_cm context of @id (kind KDAPL_CM_EP)
@@ -74,15 +71,14 @@
  * @recv_cq: private receive CQ (EP without a receive EVD), or NULL
  * @request_evd: EVD whose CQ the QP sends to, with a use, or NULL
  * @recv_evd: EVD whose CQ the QP receives to, with a use, or NULL
+ * @send_cqes: room reserved in @request_evd's CQ
+ * @recv_cqes: room reserved in @recv_evd's CQ
  * @passive: created by dat_cr_accept()
  * @torn: the verbs resources are gone (under @lock)
  * @connected: rdma_cm reported ESTABLISHED (ep->lock)
  * @ended: the last connection event is queued, the EP is DISCONNECTED
  *	(ep->lock)
  * @dying: teardown began; rdma_cm events are ignored (ep->lock)
- * @events: queued connection event numbers (ep->lock)
- * @nqueued: events queued (ep->lock)
- * @nposted: events posted or dropped (ep->lock)
  * @pd_size: bytes of @pd
  * @pd: private data of the event that carries some (ESTABLISHED or
  *	PEER_REJECTED); written once, before that event is queued
@@ -90,7 +86,7 @@
  * @timer: connect timeout
  * @timeout_work: the timeout, in process context
  * @teardown_work: teardown after a failure or the peer's disconnect
- * @event_work: posts the queued events
+ * @rts_work: what follows ESTABLISHED, out of the rdma_cm handler
  * @remote: the peer's address (active side)
  * @conn_qual: the peer's connection qualifier (active side)
  * @param: rdma_cm connection parameters, with @param_pd
@@ -107,21 +103,20 @@ struct kdapl_conn {
 	struct ib_cq *recv_cq;
 	struct kdapl_evd *request_evd;
 	struct kdapl_evd *recv_evd;
+	u32 send_cqes;
+	u32 recv_cqes;
 	bool passive;
 	bool torn;
 	bool connected;
 	bool ended;
 	bool dying;
-	DAT_EVENT_NUMBER events[KDAPL_CONN_EVENTS];
-	unsigned int nqueued;
-	unsigned int nposted;
 	DAT_COUNT pd_size;
 	u8 pd[U8_MAX];
 	u32 max_inline;
 	struct timer_list timer;
 	struct work_struct timeout_work;
 	struct work_struct teardown_work;
-	struct work_struct event_work;
+	struct work_struct rts_work;
 	DAT_SOCK_ADDR remote;
 	DAT_CONN_QUAL conn_qual;
 	struct rdma_conn_param param;
@@ -179,7 +174,7 @@ static void kdapl_conn_queue(struct kdapl_conn *conn, struct work_struct *w)
 
 static void kdapl_conn_timeout_work(struct work_struct *work);
 static void kdapl_conn_teardown_work(struct work_struct *work);
-static void kdapl_conn_event_work(struct work_struct *work);
+static void kdapl_conn_rts_work(struct work_struct *work);
 
 static void kdapl_conn_timer(struct timer_list *t)
 {
@@ -205,7 +200,7 @@ static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
 	timer_setup(&conn->timer, kdapl_conn_timer, 0);
 	INIT_WORK(&conn->timeout_work, kdapl_conn_timeout_work);
 	INIT_WORK(&conn->teardown_work, kdapl_conn_teardown_work);
-	INIT_WORK(&conn->event_work, kdapl_conn_event_work);
+	INIT_WORK(&conn->rts_work, kdapl_conn_rts_work);
 	return conn;
 }
 
@@ -215,107 +210,202 @@ static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
 
 static void kdapl_conn_qp_event(struct ib_event *event, void *context);
 
+/**
+ * kdapl_conn_qp_caps() - the capacities of the QP of an EP
+ * @ep: the EP
+ * @attr: its attributes
+ * @init: the QP's capacities and SRQ are filled in
+ * @send_cqes: completions the send queue may have outstanding
+ * @recv_cqes: completions the receive queue (or the SRQ) may have
+ *	outstanding on this QP
+ *
+ * One drain work request more per queue than the consumer may post, and
+ * on the send queue the registrations and binds kdapl posts itself: the
+ * EP limits of the IA (kdapl_ep_max_attr()) leave room for them within the
+ * device's max_qp_wr.
+ *
+ * Context: any context.
+ */
+void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
+			struct ib_qp_init_attr *init, u32 *send_cqes,
+			u32 *recv_cqes)
+{
+	const struct ib_device_attr *dev = &ep->obj.ia->ibdev->attrs;
+
+	init->cap.max_send_wr = attr->max_request_dtos +
+				KDAPL_EP_SEND_WR_EXTRA + 1;
+	init->cap.max_send_sge = max3(attr->max_request_iov,
+				      attr->max_rdma_read_iov,
+				      attr->max_rdma_write_iov);
+	init->cap.max_send_sge = clamp_t(u32, init->cap.max_send_sge, 1,
+					 dev->max_send_sge);
+	if (ep->srq) {
+		init->srq = ep->srq->srq;
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 1;
+		/* Every receive of the SRQ may complete on this QP. */
+		*recv_cqes = max_t(u32, ep->srq->dev_max_wr, 1) + 1;
+	} else {
+		init->cap.max_recv_wr = attr->max_recv_dtos + 1;
+		init->cap.max_recv_sge = clamp_t(u32, attr->max_recv_iov, 1,
+						 dev->max_recv_sge);
+		*recv_cqes = init->cap.max_recv_wr;
+	}
+	*send_cqes = init->cap.max_send_wr;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_conn_qp_caps);
+
 /*
- * Create the CQs the EP lacks and the QP on @id, which is bound to the
- * IA's device.  The IA lock is held.  On failure nothing is left.
+ * The CQ a queue of the QP completes on: @evd's, with room reserved for
+ * @n completions, or without an EVD a private CQ of @n entries in
+ * *@priv.  IA lock held.  Returns 0 or a negative errno.
+ */
+static int kdapl_conn_queue_cq(struct kdapl_conn *conn, struct kdapl_evd *evd,
+			       u32 n, struct ib_cq **priv, struct ib_cq **cq)
+{
+	struct ib_cq *new;
+	int err;
+
+	if (evd) {
+		err = kdapl_evd_cq_reserve(evd, n);
+		if (!err)
+			*cq = evd->cq;
+		return err;
+	}
+	new = ib_alloc_cq(conn->ep->obj.ia->ibdev, NULL, n, 0,
+			  IB_POLL_SOFTIRQ);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+	*priv = new;
+	*cq = new;
+	return 0;
+}
+
+/*
+ * Give back the CQs of @conn: the private ones are freed (the QP is
+ * gone), the EVDs' reservations and uses dropped.  IA lock held.
+ */
+static void kdapl_conn_put_cqs(struct kdapl_conn *conn)
+{
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	conn->send_cq = NULL;
+	conn->recv_cq = NULL;
+	if (conn->request_evd) {
+		kdapl_evd_cq_unreserve(conn->request_evd, conn->send_cqes);
+		kdapl_unuse(&conn->request_evd->obj);
+	}
+	if (conn->recv_evd) {
+		kdapl_evd_cq_unreserve(conn->recv_evd, conn->recv_cqes);
+		kdapl_unuse(&conn->recv_evd->obj);
+	}
+	conn->request_evd = NULL;
+	conn->recv_evd = NULL;
+}
+
+/*
+ * Get the CQs of the QP of @conn: the EVDs the EP has now, which it uses
+ * and keeps until the conn goes whatever dat_ep_modify() does, or
+ * private ones.  IA lock held.  On failure nothing is left.
+ */
+static int kdapl_conn_get_cqs(struct kdapl_conn *conn, u32 send_cqes,
+			      u32 recv_cqes, struct ib_qp_init_attr *init)
+{
+	struct kdapl_ep *ep = conn->ep;
+	struct kdapl_evd *req_evd, *recv_evd;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req_evd = ep->request_evd;
+	recv_evd = ep->recv_evd;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	err = kdapl_conn_queue_cq(conn, req_evd, send_cqes, &conn->send_cq,
+				  &init->send_cq);
+	if (err)
+		return err;
+	if (req_evd) {
+		conn->request_evd = req_evd;
+		conn->send_cqes = send_cqes;
+		kdapl_use(&req_evd->obj);
+	}
+	err = kdapl_conn_queue_cq(conn, recv_evd, recv_cqes, &conn->recv_cq,
+				  &init->recv_cq);
+	if (err) {
+		kdapl_conn_put_cqs(conn);
+		return err;
+	}
+	if (recv_evd) {
+		conn->recv_evd = recv_evd;
+		conn->recv_cqes = recv_cqes;
+		kdapl_use(&recv_evd->obj);
+	}
+	return 0;
+}
+
+/*
+ * Create the QP of @conn on @id, which is bound to the IA's device, with
+ * its CQs (see kdapl_conn_get_cqs()).  The IA lock is held.  On failure
+ * nothing is left.
  */
 static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 				       struct rdma_cm_id *id)
 {
 	struct kdapl_ep *ep = conn->ep;
-	struct kdapl_ia *ia = ep->obj.ia;
-	const struct ib_device_attr *dev = &ia->ibdev->attrs;
 	struct ib_qp_init_attr init = {};
-	struct ib_cq *send_cq, *recv_cq;
-	struct kdapl_evd *req_evd, *recv_evd;
-	DAT_EP_ATTR attr;
+	u32 send_cqes, recv_cqes;
 	unsigned long flags;
-	u32 recv_size;
+	DAT_EP_ATTR attr;
 	int err;
 
-	lockdep_assert_held(&ia->lock);
+	lockdep_assert_held(&ep->obj.ia->lock);
+	if (!ep->pz || !ep->pz->pd ||
+	    (ep->srq && (!ep->srq->srq ||
+			 READ_ONCE(ep->srq->state) == DAT_SRQ_STATE_ERROR)))
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	spin_lock_irqsave(&ep->lock, flags);
 	attr = ep->attr;
-	req_evd = ep->request_evd;
-	recv_evd = ep->recv_evd;
 	spin_unlock_irqrestore(&ep->lock, flags);
 
-	if (!ep->pz || !ep->pz->pd || (ep->srq && !ep->srq->srq))
-		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-
-	init.cap.max_send_wr = attr.max_request_dtos + KDAPL_EP_SEND_WR_EXTRA +
-			       1;
-	init.cap.max_send_sge = max3(attr.max_request_iov,
-				     attr.max_rdma_read_iov,
-				     attr.max_rdma_write_iov);
-	init.cap.max_send_sge = clamp_t(u32, init.cap.max_send_sge, 1,
-					dev->max_send_sge);
-	if (ep->srq) {
-		init.srq = ep->srq->srq;
-		init.cap.max_recv_wr = 0;
-		init.cap.max_recv_sge = 1;
-		recv_size = max_t(u32, ep->srq->dev_max_wr, 1) + 1;
-	} else {
-		init.cap.max_recv_wr = attr.max_recv_dtos + 1;
-		init.cap.max_recv_sge = clamp_t(u32, attr.max_recv_iov, 1,
-						dev->max_recv_sge);
-		recv_size = init.cap.max_recv_wr;
-	}
-
-	send_cq = req_evd ? req_evd->cq : NULL;
-	recv_cq = recv_evd ? recv_evd->cq : NULL;
-	if (!send_cq) {
-		send_cq = ib_alloc_cq(ia->ibdev, NULL, init.cap.max_send_wr, 0,
-				      IB_POLL_SOFTIRQ);
-		if (IS_ERR(send_cq))
-			return dat_error(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_TEVD);
-		conn->send_cq = send_cq;
-	}
-	if (!recv_cq) {
-		recv_cq = ib_alloc_cq(ia->ibdev, NULL, recv_size, 0,
-				      IB_POLL_SOFTIRQ);
-		if (IS_ERR(recv_cq)) {
-			err = PTR_ERR(recv_cq);
-			goto free_cqs;
-		}
-		conn->recv_cq = recv_cq;
-	}
-
+	kdapl_conn_qp_caps(ep, &attr, &init, &send_cqes, &recv_cqes);
+	err = kdapl_conn_get_cqs(conn, send_cqes, recv_cqes, &init);
+	if (err)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 err == -ENOMEM ? DAT_RESOURCE_MEMORY :
+						  DAT_RESOURCE_TEVD);
 	init.event_handler = kdapl_conn_qp_event;
 	init.qp_context = ep;
-	init.send_cq = send_cq;
-	init.recv_cq = recv_cq;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(id, ep->pz->pd, &init);
-	if (err)
-		goto free_cqs;
+	/* Receives from the SRQ find their EP by QP. */
+	if (!err && ep->srq) {
+		err = kdapl_srq_attach_qp(ep->srq, id->qp, ep);
+		if (err)
+			rdma_destroy_qp(id);
+	}
+	if (err) {
+		kdapl_conn_put_cqs(conn);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 err == -ENOMEM ? DAT_RESOURCE_MEMORY :
+						  DAT_RESOURCE_TEP);
+	}
 	conn->qp = id->qp;
 	/* What the driver gives, which may be more than asked (0). */
 	conn->max_inline = init.cap.max_inline_data;
-
-	/* The EVDs stay until the conn goes, whatever dat_ep_modify() does. */
-	if (send_cq != conn->send_cq) {
-		conn->request_evd = req_evd;
-		kdapl_use(&req_evd->obj);
-	}
-	if (recv_cq != conn->recv_cq) {
-		conn->recv_evd = recv_evd;
-		kdapl_use(&recv_evd->obj);
-	}
 	return DAT_SUCCESS;
+}
 
-free_cqs:
-	if (conn->recv_cq)
-		ib_free_cq(conn->recv_cq);
-	if (conn->send_cq)
-		ib_free_cq(conn->send_cq);
-	conn->recv_cq = NULL;
-	conn->send_cq = NULL;
-	return dat_error(DAT_INSUFFICIENT_RESOURCES,
-			 err == -ENOMEM ? DAT_RESOURCE_MEMORY :
-					  DAT_RESOURCE_TEP);
+/* The QP of @conn leaves its EP's SRQ, if any, before it is destroyed. */
+static void kdapl_conn_detach_srq(struct kdapl_conn *conn, struct ib_qp *qp)
+{
+	struct kdapl_srq *srq = READ_ONCE(conn->ep->srq);
+
+	if (srq)
+		kdapl_srq_detach_qp(srq, qp);
 }
 
 /*
@@ -358,10 +448,14 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 		rdma_destroy_id(id);
 		conn->id = NULL;
 	}
+	/* Its registrations are flushed by now: it returns soon. */
+	if (cancel_work_sync(&conn->rts_work))
+		kdapl_conn_put(conn);	/* never the last: the caller has one */
 	if (qp)
 		ib_drain_qp(qp);
 	kdapl_dto_qp_gone(ep);
 	if (qp) {
+		kdapl_conn_detach_srq(conn, qp);
 		ib_destroy_qp(qp);
 		conn->qp = NULL;
 	}
@@ -384,6 +478,7 @@ out:
 static void kdapl_conn_discard(struct kdapl_conn *conn)
 {
 	if (conn->qp) {
+		kdapl_conn_detach_srq(conn, conn->qp);
 		if (conn->id)
 			rdma_destroy_qp(conn->id);
 		else
@@ -393,14 +488,7 @@ static void kdapl_conn_discard(struct kdapl_conn *conn)
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
-	if (conn->send_cq)
-		ib_free_cq(conn->send_cq);
-	if (conn->recv_cq)
-		ib_free_cq(conn->recv_cq);
-	if (conn->request_evd)
-		kdapl_unuse(&conn->request_evd->obj);
-	if (conn->recv_evd)
-		kdapl_unuse(&conn->recv_evd->obj);
+	kdapl_conn_put_cqs(conn);
 	conn->torn = true;
 	kdapl_conn_put(conn);
 }
@@ -410,15 +498,31 @@ static void kdapl_conn_discard(struct kdapl_conn *conn)
  */
 
 /*
- * Queue connection event @number; ep->lock is held.  The caller kicks
- * the event work after unlocking.
+ * Post connection event @number of the EP on its connect EVD, if it has
+ * one.  ep->lock is held, so that the events of a connection reach the
+ * EVD in the order of the states they report; the EVD only queues it.
+ * The private data of ESTABLISHED and PEER_REJECTED stays in the conn,
+ * which lives until the EP is reset or freed, as DAT promises.
  */
 static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 {
-	lockdep_assert_held(&conn->ep->lock);
-	if (WARN_ON_ONCE(conn->nqueued >= KDAPL_CONN_EVENTS))
+	struct kdapl_ep *ep = conn->ep;
+	DAT_CONNECTION_EVENT_DATA *data;
+	DAT_EVENT event = {};
+
+	lockdep_assert_held(&ep->lock);
+	trace_kdapl_conn_event(kdapl_cm_trace_handle(ep), number, ep->state);
+	if (!ep->connect_evd)
 		return;
-	conn->events[conn->nqueued++] = number;
+	event.event_number = number;
+	data = &event.event_data.connect_event_data;
+	data->ep_handle = kdapl_object_handle(&ep->obj);
+	if (conn->pd_size && (number == DAT_CONNECTION_EVENT_ESTABLISHED ||
+			      number == DAT_CONNECTION_EVENT_PEER_REJECTED)) {
+		data->private_data_size = conn->pd_size;
+		data->private_data = conn->pd;
+	}
+	kdapl_evd_post(ep->connect_evd, &event);
 }
 
 /*
@@ -458,59 +562,8 @@ static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 	}
 	ended = kdapl_conn_end_locked(conn, number);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (!ended)
-		return;
-	kdapl_conn_queue(conn, &conn->event_work);
-	kdapl_conn_queue(conn, &conn->teardown_work);
-}
-
-/*
- * Post the queued events, in order, on the EP's connect EVD.  Runs
- * without any lock: the upcall of the EVD may call kDAT.
- */
-static void kdapl_conn_event_work(struct work_struct *work)
-{
-	struct kdapl_conn *conn = container_of(work, struct kdapl_conn,
-					       event_work);
-	struct kdapl_ep *ep = conn->ep;
-	DAT_EP_HANDLE handle = kdapl_object_handle(&ep->obj);
-	DAT_EVENT_NUMBER number;
-	struct kdapl_evd *evd;
-	unsigned long flags;
-	DAT_EVENT event;
-	DAT_EP_STATE state;
-
-	for (;;) {
-		spin_lock_irqsave(&ep->lock, flags);
-		if (conn->nposted == conn->nqueued) {
-			spin_unlock_irqrestore(&ep->lock, flags);
-			break;
-		}
-		number = conn->events[conn->nposted++];
-		state = ep->state;
-		evd = ep->connect_evd;
-		if (evd)
-			kref_get(&evd->obj.ref);
-		spin_unlock_irqrestore(&ep->lock, flags);
-
-		trace_kdapl_conn_event((u64)(uintptr_t)handle, number, state);
-		if (!evd)
-			continue;
-		memset(&event, 0, sizeof(event));
-		event.event_number = number;
-		event.event_data.connect_event_data.ep_handle = handle;
-		if (conn->pd_size &&
-		    (number == DAT_CONNECTION_EVENT_ESTABLISHED ||
-		     number == DAT_CONNECTION_EVENT_PEER_REJECTED)) {
-			event.event_data.connect_event_data.private_data_size =
-				conn->pd_size;
-			event.event_data.connect_event_data.private_data =
-				conn->pd;
-		}
-		kdapl_evd_post(evd, &event);
-		kdapl_object_put(&evd->obj);
-	}
-	kdapl_conn_put(conn);
+	if (ended)
+		kdapl_conn_queue(conn, &conn->teardown_work);
 }
 
 static void kdapl_conn_teardown_work(struct work_struct *work)
@@ -535,10 +588,8 @@ static void kdapl_conn_timeout_work(struct work_struct *work)
 		ended = kdapl_conn_end_locked(conn,
 					      DAT_CONNECTION_EVENT_TIMED_OUT);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (ended) {
-		kdapl_conn_queue(conn, &conn->event_work);
+	if (ended)
 		kdapl_conn_teardown(conn);
-	}
 	kdapl_conn_put(conn);
 }
 
@@ -576,7 +627,6 @@ void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp)
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ended) {
-		kdapl_conn_queue(conn, &conn->event_work);
 		kdapl_conn_queue(conn, &conn->teardown_work);
 		kdapl_conn_put(conn);
 	}
@@ -628,12 +678,17 @@ static DAT_EVENT_NUMBER kdapl_conn_failure(struct kdapl_conn *conn,
 	return active;
 }
 
+/*
+ * rdma_cm reported ESTABLISHED: the QP is in RTS.  What remains (the
+ * LMR registrations, which wait for their work requests) runs on
+ * kdapl_wq, never in the handler, whose work queue ib_cm and iw_cm share
+ * with every connection of the machine.
+ */
 static void kdapl_conn_established(struct kdapl_conn *conn,
 				   struct rdma_cm_event *event)
 {
 	struct kdapl_ep *ep = conn->ep;
 	unsigned long flags;
-	bool posted = false;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	if (conn->ended || conn->dying) {
@@ -648,21 +703,32 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	del_timer(&conn->timer);
+	kdapl_conn_queue(conn, &conn->rts_work);
+}
 
-	/* The LMRs of the PZ are registered before the consumer hears. */
+/*
+ * Register the LMRs of the PZ and give the device the receives held
+ * back for them (kdapl_dto_qp_rts()), then tell the consumer: the EP is
+ * CONNECTED.  kdapl_wq.
+ */
+static void kdapl_conn_rts_work(struct work_struct *work)
+{
+	struct kdapl_conn *conn = container_of(work, struct kdapl_conn,
+					       rts_work);
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+
 	if (kdapl_dto_qp_rts(ep)) {
 		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
-		return;
+	} else {
+		spin_lock_irqsave(&ep->lock, flags);
+		if (!conn->ended && !conn->dying) {
+			ep->state = DAT_EP_STATE_CONNECTED;
+			kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+		}
+		spin_unlock_irqrestore(&ep->lock, flags);
 	}
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!conn->ended && !conn->dying) {
-		ep->state = DAT_EP_STATE_CONNECTED;
-		kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
-		posted = true;
-	}
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (posted)
-		kdapl_conn_queue(conn, &conn->event_work);
+	kdapl_conn_put(conn);
 }
 
 static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
@@ -985,6 +1051,88 @@ discard:
 }
 
 /**
+ * kdapl_ep_connect() - dat_ep_connect() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_connect()
+ * @remote_ia_address: as for dat_ep_connect()
+ * @remote_conn_qual: as for dat_ep_connect()
+ * @timeout: as for dat_ep_connect()
+ * @private_data_size: as for dat_ep_connect()
+ * @private_data: as for dat_ep_connect()
+ * @qos: as for dat_ep_connect()
+ * @connect_flags: as for dat_ep_connect()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_connect().
+ * Return: as dat_ep_connect().
+ */
+DAT_RETURN kdapl_ep_connect(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			    DAT_IA_ADDRESS_PTR remote_ia_address,
+			    DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+			    DAT_COUNT private_data_size,
+			    const DAT_PVOID private_data, DAT_QOS qos,
+			    DAT_CONNECT_FLAGS connect_flags)
+{
+	struct kdapl_ia *ia;
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+
+	if (!remote_ia_address) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	if (remote_ia_address->sa_family != AF_INET &&
+	    remote_ia_address->sa_family != AF_INET6) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+		goto put;
+	}
+	if (kdapl_cm_addr_any(remote_ia_address)) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_MALFORMED);
+		goto put;
+	}
+	if (!remote_conn_qual || remote_conn_qual > U16_MAX) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto put;
+	}
+	ret = kdapl_cm_check_common(timeout, private_data_size, private_data,
+				    qos, DAT_INVALID_ARG4, DAT_INVALID_ARG5,
+				    DAT_INVALID_ARG6, DAT_INVALID_ARG7);
+	if (ret)
+		goto put;
+	if ((u32)connect_flags & ~(u32)(DAT_CONNECT_MULTIPATH_FLAG |
+					DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
+		goto put;
+	}
+	if (connect_flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG) {
+		ret = dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+		goto put;
+	}
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep))
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else
+		ret = kdapl_cm_connect(ep, remote_ia_address,
+				       remote_conn_qual, timeout,
+				       private_data_size, private_data);
+	mutex_unlock(&ia->lock);
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_connect);
+
+/**
  * dat_ep_connect() - connect an Endpoint to a remote service point
  * @ep_handle: the EP, unconnected and with a PZ
  * @remote_ia_address: the peer's address (AF_INET or AF_INET6, of the
@@ -1052,96 +1200,35 @@ DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,
 			  const DAT_PVOID private_data, DAT_QOS qos,
 			  DAT_CONNECT_FLAGS connect_flags)
 {
-	struct kdapl_ia *ia;
-	struct kdapl_ep *ep;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
-	ia = ep->obj.ia;
-
-	if (!remote_ia_address) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto put;
-	}
-	if (remote_ia_address->sa_family != AF_INET &&
-	    remote_ia_address->sa_family != AF_INET6) {
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-		goto put;
-	}
-	if (kdapl_cm_addr_any(remote_ia_address)) {
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_MALFORMED);
-		goto put;
-	}
-	if (!remote_conn_qual || remote_conn_qual > U16_MAX) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto put;
-	}
-	ret = kdapl_cm_check_common(timeout, private_data_size, private_data,
-				    qos, DAT_INVALID_ARG4, DAT_INVALID_ARG5,
-				    DAT_INVALID_ARG6, DAT_INVALID_ARG7);
-	if (ret)
-		goto put;
-	if ((u32)connect_flags & ~(u32)(DAT_CONNECT_MULTIPATH_FLAG |
-					DAT_CONNECT_MULTIPATH_REQUIRED_FLAG)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-		goto put;
-	}
-	if (connect_flags & DAT_CONNECT_MULTIPATH_REQUIRED_FLAG) {
-		ret = dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
-		goto put;
-	}
-
-	mutex_lock(&ia->lock);
-	if (!kdapl_cm_ep_alive(ep))
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	else
-		ret = kdapl_cm_connect(ep, remote_ia_address,
-				       remote_conn_qual, timeout,
-				       private_data_size, private_data);
-	mutex_unlock(&ia->lock);
-put:
-	kdapl_object_put(&ep->obj);
-	return ret;
+	return kdapl_ep_connect(&kdapl_kernel_owner, ep_handle,
+				remote_ia_address, remote_conn_qual, timeout,
+				private_data_size, private_data, qos,
+				connect_flags);
 }
 EXPORT_SYMBOL_GPL(dat_ep_connect);
 
 /**
- * dat_ep_dup_connect() - connect an Endpoint where another one is
- *	connected
- * @ep_handle: the EP, unconnected and with a PZ
- * @ep_dup_handle: a connected EP; the new connection goes to its peer's
- *	address and connection qualifier
- * @timeout: as for dat_ep_connect()
- * @private_data_size: as for dat_ep_connect()
- * @private_data: as for dat_ep_connect()
- * @qos: as for dat_ep_connect()
+ * kdapl_ep_dup_connect() - dat_ep_dup_connect() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_dup_connect()
+ * @ep_dup_handle: as for dat_ep_dup_connect()
+ * @timeout: as for dat_ep_dup_connect()
+ * @private_data_size: as for dat_ep_dup_connect()
+ * @private_data: as for dat_ep_dup_connect()
+ * @qos: as for dat_ep_dup_connect()
  *
- * As dat_ep_connect() to the remote address and port qualifier of
- * @ep_dup_handle, with the same events.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return: as dat_ep_connect(), with these argument numbers:
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle or
- *   @ep_dup_handle is not an EP.
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - @ep_handle is not
- *   unconnected or @ep_dup_handle is not connected; the subtype names the
- *   offending state.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @timeout is 0.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data_size is
- *   negative or above the IA's limit.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data is NULL
- *   with a non-zero size.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - @qos is not a DAT_QOS.
- * * %DAT_MODEL_NOT_SUPPORTED - @qos is not best effort.
+ * Context: as dat_ep_dup_connect().
+ * Return: as dat_ep_dup_connect().
  */
-DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
-			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
-			      DAT_COUNT private_data_size,
-			      const DAT_PVOID private_data, DAT_QOS qos)
+DAT_RETURN kdapl_ep_dup_connect(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle,
+				DAT_EP_HANDLE ep_dup_handle,
+				DAT_TIMEOUT timeout,
+				DAT_COUNT private_data_size,
+				const DAT_PVOID private_data, DAT_QOS qos)
 {
 	struct kdapl_ep *ep, *dup;
 	DAT_SOCK_ADDR remote;
@@ -1151,11 +1238,11 @@ DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
 	ia = ep->obj.ia;
-	ret = kdapl_get(ep_dup_handle, EP, DAT_INVALID_HANDLE_EP, &dup);
+	ret = kdapl_get(owner, ep_dup_handle, EP, DAT_INVALID_HANDLE_EP, &dup);
 	if (ret)
 		goto put;
 	ret = kdapl_cm_check_common(timeout, private_data_size, private_data,
@@ -1200,6 +1287,46 @@ put:
 	kdapl_object_put(&ep->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_dup_connect);
+
+/**
+ * dat_ep_dup_connect() - connect an Endpoint where another one is
+ *	connected
+ * @ep_handle: the EP, unconnected and with a PZ
+ * @ep_dup_handle: a connected EP; the new connection goes to its peer's
+ *	address and connection qualifier
+ * @timeout: as for dat_ep_connect()
+ * @private_data_size: as for dat_ep_connect()
+ * @private_data: as for dat_ep_connect()
+ * @qos: as for dat_ep_connect()
+ *
+ * As dat_ep_connect() to the remote address and port qualifier of
+ * @ep_dup_handle, with the same events.
+ *
+ * Context: process context, may sleep.
+ * Return: as dat_ep_connect(), with these argument numbers:
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle or
+ *   @ep_dup_handle is not an EP.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - @ep_handle is not
+ *   unconnected or @ep_dup_handle is not connected; the subtype names the
+ *   offending state.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @timeout is 0.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data_size is
+ *   negative or above the IA's limit.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data is NULL
+ *   with a non-zero size.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - @qos is not a DAT_QOS.
+ * * %DAT_MODEL_NOT_SUPPORTED - @qos is not best effort.
+ */
+DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
+			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
+			      DAT_COUNT private_data_size,
+			      const DAT_PVOID private_data, DAT_QOS qos)
+{
+	return kdapl_ep_dup_connect(&kdapl_kernel_owner, ep_handle,
+				    ep_dup_handle, timeout, private_data_size,
+				    private_data, qos);
+}
 EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
 
 /**
@@ -1213,7 +1340,7 @@ EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
  *
  * Creates the QP on @id (receives posted before are handed to it),
  * moves @id to the EP (its context) and accepts.  The EP goes to
- * DAT_EP_STATE_PASSIVE_CONNECTION_PENDING; DAT_CONNECTION_EVENT_ESTABLISHED
+ * DAT_EP_STATE_COMPLETION_PENDING; DAT_CONNECTION_EVENT_ESTABLISHED
  * or DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR follows.
  *
  * Context: process context, the IA lock held; takes the handler mutex
@@ -1265,7 +1392,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ep->conn = conn;
 	ep->cm_id = id;
 	WRITE_ONCE(ep->qp, conn->qp);
-	ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
+	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
 	ep->local_addr = cr->local_addr;
 	ep->local_port = cr->conn_qual;
 	ep->remote_addr = cr->remote_addr;
@@ -1291,6 +1418,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	conn->id = NULL;
 	ib_drain_qp(conn->qp);
 	kdapl_dto_qp_gone(ep);
+	kdapl_conn_detach_srq(conn, conn->qp);
 	rdma_destroy_qp(id);
 	conn->qp = NULL;
 	spin_lock_irqsave(&ep->lock, flags);
@@ -1308,6 +1436,132 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 /* ---------------------------------------------------------------------
  * Disconnecting and letting go
  */
+
+/*
+ * What dat_ep_disconnect() does in the EP's state, ep->lock held: *@ended
+ * when the connection ended here (the caller tears it down), *@graceful
+ * when the peer is to be asked to disconnect.
+ */
+static DAT_RETURN kdapl_cm_disconnect_locked(struct kdapl_ep *ep, bool abrupt,
+					     bool *ended, bool *graceful)
+{
+	const DAT_EVENT_NUMBER disc = DAT_CONNECTION_EVENT_DISCONNECTED;
+	struct kdapl_conn *conn = ep->conn;
+
+	lockdep_assert_held(&ep->lock);
+	switch (ep->state) {
+	case DAT_EP_STATE_CONNECTED:
+	case DAT_EP_STATE_CONNECTED_SINGLE_PATH:
+	case DAT_EP_STATE_CONNECTED_MULTI_PATH:
+		if (!conn) {
+			ep->state = DAT_EP_STATE_DISCONNECTED;
+		} else if (abrupt) {
+			*ended = kdapl_conn_end_locked(conn, disc);
+		} else {
+			ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
+			*graceful = true;
+		}
+		return DAT_SUCCESS;
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		if (!abrupt)
+			return DAT_SUCCESS;
+		fallthrough;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		if (conn)
+			*ended = kdapl_conn_end_locked(conn, disc);
+		else
+			ep->state = DAT_EP_STATE_DISCONNECTED;
+		return DAT_SUCCESS;
+	case DAT_EP_STATE_DISCONNECTED:
+		return DAT_SUCCESS;
+	default:
+		return kdapl_ep_state_error(ep->state);
+	}
+}
+
+/*
+ * Ask the peer to disconnect; if rdma_cm cannot, end the connection at
+ * once.  Under conn->lock, so that a teardown cannot race with it.
+ */
+static void kdapl_conn_disconnect_graceful(struct kdapl_conn *conn)
+{
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool ended = false;
+	int err;
+
+	mutex_lock(&conn->lock);
+	err = conn->torn ? 0 : rdma_disconnect(conn->id);
+	mutex_unlock(&conn->lock);
+	if (!err)
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	ended = kdapl_conn_end_locked(conn, DAT_CONNECTION_EVENT_DISCONNECTED);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ended)
+		kdapl_conn_teardown(conn);
+}
+
+/**
+ * kdapl_ep_disconnect() - dat_ep_disconnect() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_disconnect()
+ * @disconnect_flags: as for dat_ep_disconnect()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_disconnect().
+ * Return: as dat_ep_disconnect().
+ */
+DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       DAT_CLOSE_FLAGS disconnect_flags)
+{
+	bool abrupt, ended = false, graceful = false;
+	struct kdapl_conn *conn = NULL;
+	struct kdapl_ia *ia;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+	if (disconnect_flags != DAT_CLOSE_ABRUPT_FLAG &&
+	    disconnect_flags != DAT_CLOSE_GRACEFUL_FLAG) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	abrupt = disconnect_flags == DAT_CLOSE_ABRUPT_FLAG;
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	ret = kdapl_cm_disconnect_locked(ep, abrupt, &ended, &graceful);
+	if (conn)
+		kref_get(&conn->ref);
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (ended)
+		kdapl_conn_teardown(conn);
+	else if (graceful)
+		kdapl_conn_disconnect_graceful(conn);
+unlock:
+	mutex_unlock(&ia->lock);
+	if (conn)
+		kdapl_conn_put(conn);
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_disconnect);
 
 /**
  * dat_ep_disconnect() - end a connection or a connection attempt
@@ -1342,111 +1596,17 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 			     DAT_CLOSE_FLAGS disconnect_flags)
 {
-	const DAT_EVENT_NUMBER disc = DAT_CONNECTION_EVENT_DISCONNECTED;
-	struct kdapl_conn *conn = NULL;
-	struct rdma_cm_id *id = NULL;
-	bool abrupt, ended = false;
-	struct kdapl_ia *ia;
-	struct kdapl_ep *ep;
-	unsigned long flags;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
-	ia = ep->obj.ia;
-	if (disconnect_flags != DAT_CLOSE_ABRUPT_FLAG &&
-	    disconnect_flags != DAT_CLOSE_GRACEFUL_FLAG) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto put;
-	}
-	abrupt = disconnect_flags == DAT_CLOSE_ABRUPT_FLAG;
-
-	mutex_lock(&ia->lock);
-	if (!kdapl_cm_ep_alive(ep)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		goto unlock;
-	}
-	spin_lock_irqsave(&ep->lock, flags);
-	conn = ep->conn;
-	switch (ep->state) {
-	case DAT_EP_STATE_CONNECTED:
-	case DAT_EP_STATE_CONNECTED_SINGLE_PATH:
-	case DAT_EP_STATE_CONNECTED_MULTI_PATH:
-		if (!conn) {
-			ep->state = DAT_EP_STATE_DISCONNECTED;
-			break;
-		}
-		if (abrupt) {
-			ended = kdapl_conn_end_locked(conn, disc);
-		} else {
-			ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
-			id = conn->id;
-		}
-		break;
-	case DAT_EP_STATE_DISCONNECT_PENDING:
-	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
-	case DAT_EP_STATE_COMPLETION_PENDING:
-		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING && !abrupt)
-			break;
-		if (conn)
-			ended = kdapl_conn_end_locked(conn, disc);
-		else
-			ep->state = DAT_EP_STATE_DISCONNECTED;
-		break;
-	case DAT_EP_STATE_DISCONNECTED:
-		break;
-	default:
-		ret = kdapl_ep_state_error(ep->state);
-		break;
-	}
-	if (conn)
-		kref_get(&conn->ref);
-	spin_unlock_irqrestore(&ep->lock, flags);
-
-	if (ended) {
-		kdapl_conn_queue(conn, &conn->event_work);
-		kdapl_conn_teardown(conn);
-	} else if (id) {
-		/* Under conn->lock, so that a teardown cannot race with it. */
-		mutex_lock(&conn->lock);
-		if (!conn->torn && rdma_disconnect(conn->id)) {
-			mutex_unlock(&conn->lock);
-			spin_lock_irqsave(&ep->lock, flags);
-			ended = kdapl_conn_end_locked(conn, disc);
-			spin_unlock_irqrestore(&ep->lock, flags);
-			if (ended) {
-				kdapl_conn_queue(conn, &conn->event_work);
-				kdapl_conn_teardown(conn);
-			}
-		} else {
-			mutex_unlock(&conn->lock);
-		}
-	}
-unlock:
-	mutex_unlock(&ia->lock);
-	if (conn) {
-		/*
-		 * The event is out before we return, unless we run in a work
-		 * item (an upcall of kdapl_wq): flushing a work of the same
-		 * workqueue from there could wait for ourselves.
-		 */
-		if (ended && !current_work())
-			flush_work(&conn->event_work);
-		kdapl_conn_put(conn);
-	}
-put:
-	kdapl_object_put(&ep->obj);
-	return ret;
+	return kdapl_ep_disconnect(&kdapl_kernel_owner, ep_handle,
+				   disconnect_flags);
 }
 EXPORT_SYMBOL_GPL(dat_ep_disconnect);
 
 /*
  * Take the conn from the EP and drop it: the verbs resources go, the
- * EVDs the QP used are let go.  The IA lock is held.  @drop_events
- * forgets events not posted yet (the EP is being freed).
+ * EVDs the QP used are let go.  No connection event is posted any more.
+ * The IA lock is held.
  */
-static void kdapl_cm_ep_release(struct kdapl_ep *ep, bool drop_events)
+static void kdapl_cm_ep_release(struct kdapl_ep *ep)
 {
 	struct kdapl_conn *conn;
 	unsigned long flags;
@@ -1454,11 +1614,8 @@ static void kdapl_cm_ep_release(struct kdapl_ep *ep, bool drop_events)
 	lockdep_assert_held(&ep->obj.ia->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
-	if (conn) {
+	if (conn)
 		conn->dying = true;
-		if (drop_events)
-			conn->nposted = conn->nqueued;
-	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!conn)
 		return;
@@ -1466,12 +1623,7 @@ static void kdapl_cm_ep_release(struct kdapl_ep *ep, bool drop_events)
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->conn = NULL;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (conn->request_evd)
-		kdapl_unuse(&conn->request_evd->obj);
-	if (conn->recv_evd)
-		kdapl_unuse(&conn->recv_evd->obj);
-	conn->request_evd = NULL;
-	conn->recv_evd = NULL;
+	kdapl_conn_put_cqs(conn);
 	kdapl_conn_put(conn);
 }
 
@@ -1487,7 +1639,7 @@ static void kdapl_cm_ep_release(struct kdapl_ep *ep, bool drop_events)
  */
 void kdapl_cm_ep_destroy(struct kdapl_ep *ep)
 {
-	kdapl_cm_ep_release(ep, true);
+	kdapl_cm_ep_release(ep);
 }
 
 /**
@@ -1498,38 +1650,38 @@ void kdapl_cm_ep_destroy(struct kdapl_ep *ep)
  */
 void kdapl_cm_ep_reset(struct kdapl_ep *ep)
 {
-	kdapl_cm_ep_release(ep, false);
+	kdapl_cm_ep_release(ep);
 }
 
 /**
- * kdapl_cm_ep_detach() - the EP's device is going away
+ * kdapl_cm_ep_break() - break the connection of an EP now
  * @ep: the EP
  *
- * The queue pair, identifier and CQs go; a connected or connecting EP
- * becomes DISCONNECTED with DAT_CONNECTION_EVENT_BROKEN.  The EP keeps
- * its (torn down) connection until it is reset or freed.
+ * A connected or connecting EP becomes DISCONNECTED with
+ * DAT_CONNECTION_EVENT_BROKEN; its queue pair is drained (every work
+ * request completes) and, with the identifier and CQs, destroyed before
+ * this returns.  The EP keeps its torn down connection until it is reset
+ * or freed.  For the device going away, and for dat_lmr_free() and
+ * dat_rmr_free() when the device still has work requests of the EP that
+ * reference what they free.
  *
  * Context: process context, the IA lock held.
  */
-void kdapl_cm_ep_detach(struct kdapl_ep *ep)
+void kdapl_cm_ep_break(struct kdapl_ep *ep)
 {
 	struct kdapl_conn *conn;
 	unsigned long flags;
-	bool ended = false;
 
 	lockdep_assert_held(&ep->obj.ia->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
 	if (conn) {
-		ended = kdapl_conn_end_locked(conn,
-					      DAT_CONNECTION_EVENT_BROKEN);
+		kdapl_conn_end_locked(conn, DAT_CONNECTION_EVENT_BROKEN);
 		kref_get(&conn->ref);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!conn)
 		return;
-	if (ended)
-		kdapl_conn_queue(conn, &conn->event_work);
 	kdapl_conn_teardown(conn);
 	kdapl_conn_put(conn);
 }

@@ -129,11 +129,11 @@ static struct kdapl_ep *kdapl_cr_provider_ep(struct kdapl_ia *ia)
 	DAT_EP_HANDLE handle;
 	struct kdapl_ep *ep;
 
-	if (dat_ep_create(kdapl_object_handle(&ia->obj), DAT_HANDLE_NULL,
-			  DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			  NULL, &handle))
+	if (kdapl_ep_create(ia->owner, kdapl_object_handle(&ia->obj),
+			    DAT_HANDLE_NULL, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			    DAT_HANDLE_NULL, NULL, &handle))
 		return NULL;
-	if (kdapl_get(handle, EP, DAT_INVALID_HANDLE_EP, &ep))
+	if (kdapl_get(ia->owner, handle, EP, DAT_INVALID_HANDLE_EP, &ep))
 		return NULL;
 	return ep;
 }
@@ -201,7 +201,7 @@ unlock_refuse:
 refuse:
 	kdapl_cr_refuse(cr->cm_id, NULL, 0, IB_CM_REJ_INVALID_SERVICE_ID);
 	if (pep) {
-		dat_ep_free(kdapl_object_handle(&pep->obj));
+		kdapl_ep_free(ia->owner, kdapl_object_handle(&pep->obj));
 		kdapl_object_put(&pep->obj);
 	}
 	/* Never published: the memory and the SP reference are ours. */
@@ -227,7 +227,7 @@ int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
 	struct kdapl_cr *cr;
 	size_t len;
 
-	cr = kzalloc(sizeof(*cr), GFP_KERNEL);
+	cr = kzalloc(sizeof(*cr), GFP_KERNEL_ACCOUNT);
 	if (!cr)
 		return -ENOMEM;
 	kdapl_object_init(&cr->obj, DAT_HANDLE_TYPE_CR, sp->obj.ia);
@@ -276,21 +276,20 @@ int kdapl_cr_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 }
 
 /**
- * dat_cr_query() - what a Connection Request carries
- * @cr_handle: the CR
- * @mask: DAT_CR_FIELD_* wanted
- * @param: out: the parameters; the address and private data pointers
- *	stay valid until the CR is accepted or rejected
+ * kdapl_cr_query() - dat_cr_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @cr_handle: as for dat_cr_query()
+ * @mask: as for dat_cr_query()
+ * @param: as for dat_cr_query()
  *
- * Context: process context (takes the IA lock).
- * Return:
- * * %DAT_SUCCESS - done.
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - unknown bits in @mask.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL.
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_cr_query().
+ * Return: as dat_cr_query().
  */
-DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
-			DAT_CR_PARAM *param)
+DAT_RETURN kdapl_cr_query(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			  DAT_CR_PARAM_MASK mask, DAT_CR_PARAM *param)
 {
 	struct kdapl_cr *cr;
 	DAT_RETURN ret;
@@ -299,7 +298,7 @@ DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!param)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
+	ret = kdapl_get(owner, cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
 	if (ret)
 		return ret;
 	if (mask & DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR)
@@ -320,6 +319,27 @@ DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
 	kdapl_object_put(&cr->obj);
 	return DAT_SUCCESS;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_query);
+
+/**
+ * dat_cr_query() - what a Connection Request carries
+ * @cr_handle: the CR
+ * @mask: DAT_CR_FIELD_* wanted
+ * @param: out: the parameters; the address and private data pointers
+ *	stay valid until the CR is accepted or rejected
+ *
+ * Context: process context (takes the IA lock).
+ * Return:
+ * * %DAT_SUCCESS - done.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - unknown bits in @mask.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL.
+ */
+DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
+			DAT_CR_PARAM *param)
+{
+	return kdapl_cr_query(&kdapl_kernel_owner, cr_handle, mask, param);
+}
 EXPORT_SYMBOL_GPL(dat_cr_query);
 
 /* Check the private data arguments (numbered @size_arg, @size_arg + 1). */
@@ -336,43 +356,22 @@ static DAT_RETURN kdapl_cr_check_pdata(struct kdapl_ia *ia, DAT_COUNT size,
 }
 
 /**
- * dat_cr_accept() - accept a Connection Request on an Endpoint
- * @cr_handle: the CR
- * @ep_handle: the EP to connect: DAT_HANDLE_NULL for the EP the request
- *	came with (RSP or provider-created), or an unconnected,
- *	configured EP of the IA
- * @private_data_size: bytes of @private_data, up to the IA's
- *	max_private_data_size
- * @private_data: data for the peer, or NULL
+ * kdapl_cr_accept() - dat_cr_accept() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @cr_handle: as for dat_cr_accept()
+ * @ep_handle: as for dat_cr_accept()
+ * @private_data_size: as for dat_cr_accept()
+ * @private_data: as for dat_cr_accept()
  *
- * The EP moves to DAT_EP_STATE_PASSIVE_CONNECTION_PENDING and gets
- * DAT_CONNECTION_EVENT_ESTABLISHED (or a failure event) on its connect
- * EVD.  The CR is freed.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return:
- * * %DAT_SUCCESS - accepted; the CR handle is no longer valid.
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle (or the
- *   CR was accepted or rejected already).
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an
- *   EP of the IA, or is NULL and the CR has no EP.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - the CR came with an EP
- *   and @ep_handle names another one.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @private_data_size is
- *   negative or above the limit.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data is NULL
- *   with a non-zero size.
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP cannot accept
- *   in its state (it must be unconnected, or tentative for the EP the
- *   request came with, and have a PZ); the subtype names the state.
- * * %DAT_INVALID_STATE - the device is gone.
- * * Other errors from the connection code (kdapl_cm_accept()), for
- *   instance %DAT_INSUFFICIENT_RESOURCES when no QP can be created; the
- *   CR then stays for another accept or a reject.
+ * Context: as dat_cr_accept().
+ * Return: as dat_cr_accept().
  */
-DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
-			 DAT_COUNT private_data_size,
-			 const DAT_PVOID private_data)
+DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			   DAT_EP_HANDLE ep_handle, DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data)
 {
 	struct kdapl_ep *ep = NULL;
 	DAT_EP_STATE state;
@@ -382,7 +381,7 @@ DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	DAT_RETURN ret;
 	bool has_pz;
 
-	ret = kdapl_get(cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
+	ret = kdapl_get(owner, cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
 	if (ret)
 		return ret;
 	ia = cr->obj.ia;
@@ -391,7 +390,7 @@ DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	if (ret)
 		goto put_cr;
 	if (ep_handle) {
-		ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+		ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 		if (ret)
 			goto put_cr;
 	}
@@ -456,37 +455,75 @@ put_cr:
 	kdapl_object_put(&cr->obj);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(dat_cr_accept);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_accept);
 
 /**
- * dat_cr_reject() - refuse a Connection Request
+ * dat_cr_accept() - accept a Connection Request on an Endpoint
  * @cr_handle: the CR
+ * @ep_handle: the EP to connect: DAT_HANDLE_NULL for the EP the request
+ *	came with (RSP or provider-created), or an unconnected,
+ *	configured EP of the IA
  * @private_data_size: bytes of @private_data, up to the IA's
  *	max_private_data_size
- * @private_data: data for the peer (carried by InfiniBand and RoCE
- *	rejects, and by iWARP MPA rejects), or NULL
+ * @private_data: data for the peer, or NULL
  *
- * The peer's EP gets DAT_CONNECTION_EVENT_PEER_REJECTED.  The EP the
- * request came with is given back: an RSP's EP becomes unconnected, an
- * EP kdapl created is freed.  The CR is freed.
+ * The EP moves to DAT_EP_STATE_COMPLETION_PENDING, where its EVDs and
+ * attributes can no longer be modified (its QP exists), and gets
+ * DAT_CONNECTION_EVENT_ESTABLISHED (or a failure event) on its connect
+ * EVD.  The CR is freed.
  *
  * Context: process context, may sleep.
  * Return:
- * * %DAT_SUCCESS - rejected; the CR handle is no longer valid.
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @private_data_size is
+ * * %DAT_SUCCESS - accepted; the CR handle is no longer valid.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle (or the
+ *   CR was accepted or rejected already).
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an
+ *   EP of the IA, or is NULL and the CR has no EP.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - the CR came with an EP
+ *   and @ep_handle names another one.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @private_data_size is
  *   negative or above the limit.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @private_data is NULL
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data is NULL
  *   with a non-zero size.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP cannot accept
+ *   in its state (it must be unconnected, or tentative for the EP the
+ *   request came with, and have a PZ); the subtype names the state.
+ * * %DAT_INVALID_STATE - the device is gone.
+ * * Other errors from the connection code (kdapl_cm_accept()), for
+ *   instance %DAT_INSUFFICIENT_RESOURCES when no QP can be created; the
+ *   CR then stays for another accept or a reject.
  */
-DAT_RETURN dat_cr_reject(DAT_CR_HANDLE cr_handle, DAT_COUNT private_data_size,
+DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
+			 DAT_COUNT private_data_size,
 			 const DAT_PVOID private_data)
+{
+	return kdapl_cr_accept(&kdapl_kernel_owner, cr_handle, ep_handle,
+			       private_data_size, private_data);
+}
+EXPORT_SYMBOL_GPL(dat_cr_accept);
+
+/**
+ * kdapl_cr_reject() - dat_cr_reject() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @cr_handle: as for dat_cr_reject()
+ * @private_data_size: as for dat_cr_reject()
+ * @private_data: as for dat_cr_reject()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_cr_reject().
+ * Return: as dat_cr_reject().
+ */
+DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			   DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data)
 {
 	struct kdapl_cr *cr;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
+	ret = kdapl_get(owner, cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
 	if (ret)
 		return ret;
 	ia = cr->obj.ia;
@@ -512,26 +549,51 @@ put:
 	kdapl_object_put(&cr->obj);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(dat_cr_reject);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_reject);
 
 /**
- * dat_cr_handoff() - pass a Connection Request to another PSP
+ * dat_cr_reject() - refuse a Connection Request
  * @cr_handle: the CR
- * @handoff: conn_qual of a PSP of the same IA
+ * @private_data_size: bytes of @private_data, up to the IA's
+ *	max_private_data_size
+ * @private_data: data for the peer (carried by InfiniBand and RoCE
+ *	rejects, and by iWARP MPA rejects), or NULL
  *
- * The CR is reported again, with the same handle, on that PSP's EVD.  A
- * request that came with an EP (RSP, provider-created) cannot be handed
- * off.
+ * The peer's EP gets DAT_CONNECTION_EVENT_PEER_REJECTED.  The EP the
+ * request came with is given back: an RSP's EP becomes unconnected, an
+ * EP kdapl created is freed.  The CR is freed.
  *
  * Context: process context, may sleep.
  * Return:
- * * %DAT_SUCCESS - reported on the other PSP.
+ * * %DAT_SUCCESS - rejected; the CR handle is no longer valid.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - no PSP of the IA listens
- *   on @handoff.
- * * %DAT_INVALID_STATE - the CR came with an EP.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @private_data_size is
+ *   negative or above the limit.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @private_data is NULL
+ *   with a non-zero size.
  */
-DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
+DAT_RETURN dat_cr_reject(DAT_CR_HANDLE cr_handle, DAT_COUNT private_data_size,
+			 const DAT_PVOID private_data)
+{
+	return kdapl_cr_reject(&kdapl_kernel_owner, cr_handle,
+			       private_data_size, private_data);
+}
+EXPORT_SYMBOL_GPL(dat_cr_reject);
+
+/**
+ * kdapl_cr_handoff() - dat_cr_handoff() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @cr_handle: as for dat_cr_handoff()
+ * @handoff: as for dat_cr_handoff()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_cr_handoff().
+ * Return: as dat_cr_handoff().
+ */
+DAT_RETURN kdapl_cr_handoff(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			    DAT_CONN_QUAL handoff)
 {
 	struct kdapl_sp *to = NULL, *sp;
 	struct kdapl_object *obj;
@@ -539,7 +601,7 @@ DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
+	ret = kdapl_get(owner, cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
 	if (ret)
 		return ret;
 	ia = cr->obj.ia;
@@ -584,6 +646,29 @@ unlock:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&cr->obj);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_handoff);
+
+/**
+ * dat_cr_handoff() - pass a Connection Request to another PSP
+ * @cr_handle: the CR
+ * @handoff: conn_qual of a PSP of the same IA
+ *
+ * The CR is reported again, with the same handle, on that PSP's EVD.  A
+ * request that came with an EP (RSP, provider-created) cannot be handed
+ * off.
+ *
+ * Context: process context, may sleep.
+ * Return:
+ * * %DAT_SUCCESS - reported on the other PSP.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - no PSP of the IA listens
+ *   on @handoff.
+ * * %DAT_INVALID_STATE - the CR came with an EP.
+ */
+DAT_RETURN dat_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
+{
+	return kdapl_cr_handoff(&kdapl_kernel_owner, cr_handle, handoff);
 }
 EXPORT_SYMBOL_GPL(dat_cr_handoff);
 

@@ -8,20 +8,23 @@
  * allocated outside the posting path (at dat_ep_create() and again, if
  * the attributes grew, when the connection creates the queue pair), so
  * that posting never allocates.  A ring slot is the ib_cqe of one posted
- * work request.  Reliable connections complete the work requests of one
- * queue in the order they were posted, flushed ones included, so a
- * completion of slot i also retires every older slot: on the send queue
- * those are unsignalled work requests that succeeded.
+ * work request; it also names the LMRs the device will read or write
+ * for it, so that dat_lmr_free() can find what still references an LMR
+ * (kdapl_dto_forget_lmr()).  Reliable connections complete the work
+ * requests of one queue in the order they were posted, flushed ones
+ * included, so a completion of slot i also retires every older slot: on
+ * the send queue those are the unsignalled invalidations of rebinds.
  *
  * Locking: posts run in any context and take ep->lock (interrupts
  * disabled), under which ep->qp, ep->state, ep->attr and the producer
  * side of both rings are stable.  The completion handlers run in the
  * CQ's softirq and own the consumer side (tail) of the rings; they take
- * no lock.  LMR registration work requests are serialised by
- * kdapl_dto_reg_mutex, which dat_lmr_free() also takes (after the IA
- * lock) around deregistration, so that an MR is never deregistered under
- * a registration in flight; the rdma_cm handler that calls
- * kdapl_dto_qp_rts() takes only that mutex.
+ * no lock.  LMR registration work requests are serialised by the PZ's
+ * reg_mutex, which dat_lmr_free() also takes (after the IA lock) around
+ * deregistration, so that an MR is never deregistered under a
+ * registration in flight.  Registrations are waited for in the
+ * connection's work item (kdapl_dto_qp_rts()), never in an rdma_cm
+ * handler.
  *
  * See Documentation/dto.rst.
  *
@@ -63,37 +66,45 @@
 #define KDAPL_DTO_QUIET		BIT(0)	/* no event on success */
 #define KDAPL_DTO_INTERNAL	BIT(1)	/* never an event, not counted */
 #define KDAPL_DTO_BIND		BIT(2)	/* an RMR bind or unbind */
-#define KDAPL_DTO_SIGNALLED	BIT(3)	/* posted with IB_SEND_SIGNALED */
+#define KDAPL_DTO_DEAD		BIT(3)	/* an LMR of it was freed */
+#define KDAPL_DTO_SYNC		BIT(4)	/* sync its segments for the CPU */
 
 /**
  * struct kdapl_dto_slot - context of one posted work request
  * @cqe: completion handle, the wr_cqe of the work request
  * @ep: the EP
  * @cookie: the consumer's DTO or RMR cookie
- * @rmr: the RMR of a bind, for its completion event
+ * @rmr: the RMR of a bind: it stays until the bind completes (its free
+ *	waits for that), and hears of the completion first
  * @length: bytes posted (the completion of a receive gives its own)
  * @op: DAT_DTO_* operation
  * @flags: KDAPL_DTO_* flags
- * @nsge: segments of a receive held in software
- * @sge: the receive's segments (receive ring only)
+ * @nsge: entries of @sge in use
+ * @nlmr: entries of @lmrs in use
+ * @sge: the work request's segments
+ * @lmrs: the LMR of each segment the device reads or writes after the
+ *	post (not those of a request copied inline), so that
+ *	dat_lmr_free() finds the work requests that still reference one
  */
 struct kdapl_dto_slot {
 	struct ib_cqe cqe;
 	struct kdapl_ep *ep;
 	DAT_CONTEXT cookie;
-	DAT_RMR_HANDLE rmr;
+	struct kdapl_rmr *rmr;
 	u32 length;
 	u8 op;
 	u8 flags;
 	u16 nsge;
+	u16 nlmr;
 	struct ib_sge *sge;
+	struct kdapl_lmr **lmrs;
 };
 
 /**
  * struct kdapl_dto_ring - the work request contexts of one work queue
  * @slots: power-of-two array of contexts
- * @sge: receive ring: @iov entries per slot; request ring: @iov entries
- *	a post is built in, under ep->lock
+ * @sge: @iov entries per slot, for &kdapl_dto_slot.sge
+ * @lmrs: @iov entries per slot, for &kdapl_dto_slot.lmrs
  * @mask: number of slots - 1
  * @limit: slots that may be in use (the work queue's share)
  * @iov: segments per post it can take
@@ -101,20 +112,22 @@ struct kdapl_dto_slot {
  * @tail: oldest slot not completed; written by the completion handler
  *	(and by kdapl_dto_qp_gone() once the queue is drained)
  * @hw: receive ring: slots before it were given to the device; ep->lock
- * @signalled: request ring: @head at the last signalled work request
+ * @live: receive ring: new receives go to the device at once (the LMRs
+ *	of the PZ are registered); before, they are held; ep->lock
  * @max_inline: request ring: bytes the QP copies inline at post time;
  *	ep->lock
  */
 struct kdapl_dto_ring {
 	struct kdapl_dto_slot *slots;
 	struct ib_sge *sge;
+	struct kdapl_lmr **lmrs;
 	u32 mask;
 	u32 limit;
 	u32 iov;
 	u32 head;
 	u32 tail;
 	u32 hw;
-	u32 signalled;
+	bool live;
 	u32 max_inline;
 };
 
@@ -150,18 +163,13 @@ struct kdapl_dto_reg {
  * struct kdapl_dto - DTO state of an EP
  * @recv: receive contexts
  * @req: send queue contexts (DTOs and binds)
- * @rts: the EP's QP reached RTS; kdapl_dto_reg_mutex
- * @reg: LMR registrations posted on the EP's QP; kdapl_dto_reg_mutex
+ * @reg: LMR registrations posted on the EP's QP; the PZ's reg_mutex
  */
 struct kdapl_dto {
 	struct kdapl_dto_ring recv;
 	struct kdapl_dto_ring req;
-	bool rts;
 	struct kdapl_dto_reg reg;
 };
-
-/* Serialises LMR registration work requests and MR deregistration. */
-static DEFINE_MUTEX(kdapl_dto_reg_mutex);
 
 static u64 kdapl_dto_trace_handle(const struct kdapl_ep *ep)
 {
@@ -217,25 +225,31 @@ static void kdapl_dto_ring_free(struct kdapl_dto_ring *r)
 {
 	kvfree(r->slots);
 	kvfree(r->sge);
+	kvfree(r->lmrs);
 	r->slots = NULL;
 	r->sge = NULL;
+	r->lmrs = NULL;
 }
 
 /*
  * Allocate a ring of at least @count slots for @ep; a receive ring has
- * @iov segments per slot, a request ring @iov segments in all.
+ * @iov segments per slot.  Sized by the consumer's attributes: charged
+ * to its memory cgroup.
  */
 static int kdapl_dto_ring_alloc(struct kdapl_dto_ring *r, struct kdapl_ep *ep,
-				u32 count, u32 iov, bool recv,
+				u32 count, u32 iov,
 				void (*done)(struct ib_cq *, struct ib_wc *))
 {
 	u32 size = roundup_pow_of_two(max(count, 2U)), i;
-	size_t nsge = recv ? (size_t)size * iov : iov;
+	size_t nsge = (size_t)size * iov;
 
 	memset(r, 0, sizeof(*r));
-	r->slots = kvcalloc(size, sizeof(*r->slots), GFP_KERNEL);
-	r->sge = kvcalloc(max_t(size_t, nsge, 1), sizeof(*r->sge), GFP_KERNEL);
-	if (!r->slots || !r->sge) {
+	r->slots = kvcalloc(size, sizeof(*r->slots), GFP_KERNEL_ACCOUNT);
+	r->sge = kvcalloc(max_t(size_t, nsge, 1), sizeof(*r->sge),
+			  GFP_KERNEL_ACCOUNT);
+	r->lmrs = kvcalloc((size_t)size * iov, sizeof(*r->lmrs),
+			   GFP_KERNEL_ACCOUNT);
+	if (!r->slots || !r->sge || !r->lmrs) {
 		kdapl_dto_ring_free(r);
 		return -ENOMEM;
 	}
@@ -245,8 +259,8 @@ static int kdapl_dto_ring_alloc(struct kdapl_dto_ring *r, struct kdapl_ep *ep,
 	for (i = 0; i < size; i++) {
 		r->slots[i].cqe.done = done;
 		r->slots[i].ep = ep;
-		if (recv)
-			r->slots[i].sge = r->sge + (size_t)i * iov;
+		r->slots[i].lmrs = r->lmrs + (size_t)i * iov;
+		r->slots[i].sge = r->sge + (size_t)i * iov;
 	}
 	return 0;
 }
@@ -271,16 +285,26 @@ static void kdapl_dto_req_dims(const DAT_EP_ATTR *attr, u32 *count, u32 *iov)
  * Completions
  */
 
-/* Deliver a completion event to @evd, if any; @ev is used up. */
-static void kdapl_dto_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
+/*
+ * Deliver a completion polled from @cq to the EVD the CQ belongs to
+ * (cq_context; NULL for the private CQ of an EP without that EVD): the
+ * QP was created on that CQ, and the EVD stays while the QP exists, so
+ * the event goes where the consumer set the stream when it connected.
+ * @ev is used up.
+ */
+static void kdapl_dto_deliver(struct ib_cq *cq, DAT_EVENT *ev)
 {
+	struct kdapl_evd *evd = cq->cq_context;
+
 	if (evd)
-		kdapl_evd_post_event(evd, ev);
+		kdapl_evd_deliver(evd, ev);
 }
 
 /*
  * Build the event of a completed slot; returns false when no event is
- * due (internal work request, or a quiet one that succeeded).  Only
+ * due (internal work request, or a quiet one that succeeded).  A slot
+ * whose LMR was freed before it completed fails with a protection error
+ * whatever the device said (see kdapl_dto_forget_lmr()).  Only
  * event_number and the fields of the member of event_data it names are
  * written (the consumer reads nothing else; the extension data of kDAT
  * 2.0 events without extensions is undefined): completions do not zero
@@ -291,15 +315,20 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 		DAT_DTO_COMPLETION_STATUS status, u32 length,
 		DAT_RMR_CONTEXT inv, DAT_EVENT *ev)
 {
-	if (s->flags & KDAPL_DTO_INTERNAL)
+	/* kdapl_dto_forget_lmr() may mark the slot as it completes. */
+	u8 flags = READ_ONCE(s->flags);
+
+	if (flags & KDAPL_DTO_INTERNAL)
 		return false;
-	if (status == DAT_DTO_SUCCESS && (s->flags & KDAPL_DTO_QUIET))
+	if (unlikely(flags & KDAPL_DTO_DEAD))
+		status = DAT_DTO_ERR_LOCAL_PROTECTION;
+	if (status == DAT_DTO_SUCCESS && (flags & KDAPL_DTO_QUIET))
 		return false;
-	if (unlikely(s->flags & KDAPL_DTO_BIND)) {
+	if (unlikely(flags & KDAPL_DTO_BIND)) {
 		ev->event_number = DAT_RMR_BIND_COMPLETION_EVENT;
 		ev->event_data.rmr_completion_event_data =
 			(DAT_RMR_BIND_COMPLETION_EVENT_DATA) {
-				.rmr_handle = s->rmr,
+				.rmr_handle = kdapl_object_handle(&s->rmr->obj),
 				.user_cookie = s->cookie,
 				.status = status,
 			};
@@ -325,6 +354,21 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 	return true;
 }
 
+/*
+ * What the device wrote for a completed receive or RDMA Read becomes
+ * visible to the CPU, where the LMR's mapping needs it (not for a slot
+ * whose LMR is being freed).
+ */
+static __always_inline void kdapl_dto_sync_done(struct kdapl_dto_slot *s,
+						const struct ib_wc *wc)
+{
+	u8 flags = READ_ONCE(s->flags);
+
+	if (unlikely((flags & (KDAPL_DTO_SYNC | KDAPL_DTO_DEAD)) ==
+		     KDAPL_DTO_SYNC) && wc->status == IB_WC_SUCCESS)
+		kdapl_lmr_sync_sges(s->lmrs, s->sge, s->nsge, true);
+}
+
 /* Completion of a receive posted to the EP's QP; CQ context. */
 static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -343,18 +387,20 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
 				 s->cookie.as_64, wc->status, status,
 				 wc->byte_len);
+	kdapl_dto_sync_done(s, wc);
 	report = kdapl_dto_event(ep, s, status, wc->byte_len, inv, &ev);
 	/* The slot is free once the tail passed it: copy first. */
 	smp_store_release(&r->tail, r->tail + 1);
 	atomic_dec(&ep->recv_outstanding);
 	if (report)
-		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
+		kdapl_dto_deliver(cq, &ev);
 	kdapl_dto_check_qp(ep, wc);
 }
 
 /*
- * Completion of a send queue work request; CQ context.  Older slots not
- * completed yet were unsignalled and succeeded: they retire silently.
+ * Completion of a send queue work request; CQ context.  Every DTO and
+ * bind is signalled; the older slots not completed yet are the
+ * unsignalled invalidations that start a rebind, which succeeded.
  */
 static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -365,6 +411,7 @@ static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kdapl_dto_ring *r = &ep->dto->req;
 	DAT_DTO_COMPLETION_STATUS status = kdapl_dto_status(wc->status);
 	u32 tail = r->tail, slot = s - r->slots;
+	struct kdapl_rmr *bind = NULL;
 	unsigned int retired = 0;
 	bool report;
 
@@ -373,25 +420,34 @@ static void kdapl_dto_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	while ((tail & r->mask) != slot) {
 		const struct kdapl_dto_slot *old = &r->slots[tail & r->mask];
 
-		if (!(old->flags & KDAPL_DTO_INTERNAL))
+		/* kdapl_dto_forget_lmr() may mark slots meanwhile. */
+		if (!(READ_ONCE(old->flags) & KDAPL_DTO_INTERNAL))
 			retired++;
 		trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), old->op,
 					 old->cookie.as_64, IB_WC_SUCCESS,
 					 DAT_DTO_SUCCESS, old->length);
 		tail++;
 	}
-	if (!(s->flags & KDAPL_DTO_INTERNAL))
+	if (!(READ_ONCE(s->flags) & KDAPL_DTO_INTERNAL))
 		retired++;
 	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
 				 s->cookie.as_64, wc->status, status,
 				 s->length);
+	kdapl_dto_sync_done(s, wc);
 	report = kdapl_dto_event(ep, s, status, s->length, 0, &ev);
+	if (unlikely(READ_ONCE(s->flags) & KDAPL_DTO_BIND))
+		bind = s->rmr;
 	/* Pairs with the acquire of posters: the slots are read. */
 	smp_store_release(&r->tail, tail + 1);
 	if (retired)
 		atomic_sub(retired, &ep->request_outstanding);
+	/* The binding changes before the consumer hears of it. */
+	if (unlikely(bind) &&
+	    !kdapl_rmr_bind_done(bind, cq->cq_context, wc->status,
+				 report ? &ev : NULL))
+		report = false;
 	if (report)
-		kdapl_dto_deliver(READ_ONCE(ep->request_evd), &ev);
+		kdapl_dto_deliver(cq, &ev);
 	kdapl_dto_check_qp(ep, wc);
 }
 
@@ -416,15 +472,15 @@ int kdapl_dto_ep_init(struct kdapl_ep *ep)
 	struct kdapl_dto *dto;
 	u32 count, iov, i;
 
-	dto = kzalloc(sizeof(*dto), GFP_KERNEL);
+	dto = kzalloc(sizeof(*dto), GFP_KERNEL_ACCOUNT);
 	if (!dto)
 		return -ENOMEM;
 	kdapl_dto_recv_dims(&ep->attr, &count, &iov);
-	if (kdapl_dto_ring_alloc(&dto->recv, ep, count, iov, true,
+	if (kdapl_dto_ring_alloc(&dto->recv, ep, count, iov,
 				 kdapl_dto_recv_done))
 		goto err;
 	kdapl_dto_req_dims(&ep->attr, &count, &iov);
-	if (kdapl_dto_ring_alloc(&dto->req, ep, count, iov, false,
+	if (kdapl_dto_ring_alloc(&dto->req, ep, count, iov,
 				 kdapl_dto_req_done))
 		goto err;
 	for (i = 0; i < KDAPL_DTO_REG_BATCH; i++) {
@@ -485,13 +541,11 @@ static void kdapl_dto_grow(struct kdapl_ep *ep)
 	if ((rcount > dto->recv.limit ||
 	     riov > dto->recv.iov) &&
 	    kdapl_dto_ring_alloc(&nrecv, ep, max(rcount, dto->recv.limit),
-				 max(riov, dto->recv.iov),
-				 true, kdapl_dto_recv_done))
+				 max(riov, dto->recv.iov), kdapl_dto_recv_done))
 		nrecv.slots = NULL;
 	if ((qcount > dto->req.limit || qiov > dto->req.iov) &&
 	    kdapl_dto_ring_alloc(&nreq, ep, max(qcount, dto->req.limit),
-				 max(qiov, dto->req.iov),
-				 false, kdapl_dto_req_done))
+				 max(qiov, dto->req.iov), kdapl_dto_req_done))
 		nreq.slots = NULL;
 	if (!nrecv.slots && !nreq.slots)
 		return;
@@ -510,7 +564,9 @@ static void kdapl_dto_grow(struct kdapl_ep *ep)
 			t->op = f->op;
 			t->flags = f->flags;
 			t->nsge = f->nsge;
+			t->nlmr = f->nlmr;
 			memcpy(t->sge, f->sge, f->nsge * sizeof(*t->sge));
+			memcpy(t->lmrs, f->lmrs, f->nlmr * sizeof(*t->lmrs));
 		}
 		nrecv.head = n;
 		nrecv.hw = 0;
@@ -528,11 +584,35 @@ static void kdapl_dto_grow(struct kdapl_ep *ep)
 	kdapl_dto_ring_free(&nreq);
 }
 
-/* Post held receives from @r->hw on; ep->lock held. */
-static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp)
+/*
+ * May the device take this held receive now?  Not while one of its LMRs
+ * is addressed through its own MR and that MR is not registered yet: a
+ * peer's message would hit a key the device does not know.
+ */
+static bool kdapl_dto_slot_ready(const struct kdapl_dto_slot *s)
+{
+	u16 i;
+
+	for (i = 0; i < s->nlmr; i++) {
+		const struct kdapl_lmr *lmr = s->lmrs[i];
+
+		if (lmr->sge_lkey == lmr->lmr_context &&
+		    !READ_ONCE(lmr->registered))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Post held receives from @r->hw on, in order, stopping at the first one
+ * that is not ready unless @all.  ep->lock held.
+ */
+static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp,
+				bool all)
 {
 	struct kdapl_dto_ring *r = &ep->dto->recv;
 
+	lockdep_assert_held(&ep->lock);
 	while (r->hw != r->head) {
 		struct kdapl_dto_slot *s = &r->slots[r->hw & r->mask];
 		struct ib_recv_wr wr = {
@@ -541,6 +621,8 @@ static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp)
 			.num_sge = s->nsge,
 		};
 
+		if (!all && !kdapl_dto_slot_ready(s))
+			break;
 		/* What the device refuses is flushed by kdapl_dto_qp_gone(). */
 		if (ib_post_recv(qp, &wr, NULL))
 			break;
@@ -553,24 +635,35 @@ void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline)
 	unsigned long flags;
 	struct ib_qp *qp;
 
-	mutex_lock(&kdapl_dto_reg_mutex);
-	ep->dto->rts = false;
-	mutex_unlock(&kdapl_dto_reg_mutex);
-
 	kdapl_dto_grow(ep);
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->dto->req.max_inline = max_inline;
+	ep->dto->recv.live = false;
+	/*
+	 * Held receives go to the device at once, so that a peer that sends
+	 * first finds them (iWARP has no receiver-not-ready retry), up to
+	 * the first one whose MR still needs registering.
+	 */
 	qp = ep->qp;
 	if (qp && !ep->srq)
-		kdapl_dto_post_held(ep, qp);
+		kdapl_dto_post_held(ep, qp, false);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_created);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Called before each registration batch is posted, when set: lets a
+ * KUnit case hold registrations back.
+ */
+void (*kdapl_dto_reg_hook)(void);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_reg_hook);
+#endif
+
 /*
  * Post the registration of up to KDAPL_DTO_REG_BATCH LMRs of @lmrs on the
- * QP of @ep and wait for them.  kdapl_dto_reg_mutex held.  Returns 0 or
- * a negative errno; LMRs whose registration succeeded are marked.
+ * QP of @ep and wait for them.  The PZ's reg_mutex held.  Returns 0 or a
+ * negative errno; LMRs whose registration succeeded are marked.
  */
 static int kdapl_dto_reg_batch(struct kdapl_ep *ep, struct kdapl_lmr **lmrs,
 			       unsigned int n)
@@ -583,10 +676,13 @@ static int kdapl_dto_reg_batch(struct kdapl_ep *ep, struct kdapl_lmr **lmrs,
 	struct ib_qp *qp;
 	int err = 0;
 
-	lockdep_assert_held(&kdapl_dto_reg_mutex);
 	/* A batch that timed out is still on the queue. */
 	if (atomic_read(&reg->pending))
 		return -EBUSY;
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (READ_ONCE(kdapl_dto_reg_hook))
+		kdapl_dto_reg_hook();
+#endif
 	memset(wrs, 0, sizeof(wrs));
 	for (i = 0; i < n; i++) {
 		struct kdapl_dto_reg_wr *w = &reg->wr[i];
@@ -637,10 +733,10 @@ static int kdapl_dto_reg_pz(struct kdapl_ep *ep, struct kdapl_pz *pz)
 	unsigned int n = 0;
 	int err;
 
-	lockdep_assert_held(&kdapl_dto_reg_mutex);
+	lockdep_assert_held(&pz->reg_mutex);
 	/*
 	 * An LMR found here cannot be deregistered meanwhile: that needs
-	 * kdapl_dto_reg_mutex, which is held (see kdapl_dto_reg_lock()).
+	 * the PZ's reg_mutex, which is held (see kdapl_dto_reg_lock()).
 	 */
 	xa_for_each(&pz->lmrs, index, lmr) {
 		if (READ_ONCE(lmr->registered) || !READ_ONCE(lmr->mr))
@@ -656,21 +752,44 @@ static int kdapl_dto_reg_pz(struct kdapl_ep *ep, struct kdapl_pz *pz)
 	return n ? kdapl_dto_reg_batch(ep, batch, n) : 0;
 }
 
+/**
+ * kdapl_dto_qp_rts() - the QP of an EP reached RTS: make it usable
+ * @ep: the EP; its QP is in RTS and ESTABLISHED is not reported yet
+ *
+ * Registers the LMRs of the PZ that no QP registered yet (waiting for
+ * their work requests), then gives the device the receives held back
+ * for them; from then on receives go to the device as they are posted.
+ *
+ * Context: process context, never an rdma_cm handler (it waits).
+ * Return: 0, or a negative errno: the connection is to break.
+ */
 int kdapl_dto_qp_rts(struct kdapl_ep *ep)
 {
 	unsigned long flags;
 	struct kdapl_pz *pz;
-	int err;
+	struct ib_qp *qp;
+	int err = 0;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	pz = ep->pz;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (!pz)
-		return 0;
-	mutex_lock(&kdapl_dto_reg_mutex);
-	ep->dto->rts = true;
-	err = kdapl_dto_reg_pz(ep, pz);
-	mutex_unlock(&kdapl_dto_reg_mutex);
+	if (pz) {
+		mutex_lock(&pz->reg_mutex);
+		err = kdapl_dto_reg_pz(ep, pz);
+		mutex_unlock(&pz->reg_mutex);
+		if (err)
+			return err;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	qp = ep->qp;
+	if (!qp) {
+		err = -ENOTCONN;
+	} else {
+		if (!ep->srq)
+			kdapl_dto_post_held(ep, qp, true);
+		ep->dto->recv.live = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_rts);
@@ -694,7 +813,7 @@ void kdapl_dto_lmr_created(struct kdapl_lmr *lmr)
 	struct kdapl_object *obj;
 
 	lockdep_assert_held(&ia->lock);
-	mutex_lock(&kdapl_dto_reg_mutex);
+	mutex_lock(&lmr->pz->reg_mutex);
 	list_for_each_entry(obj, &ia->objects, ia_entry) {
 		struct kdapl_ep *ep;
 
@@ -704,15 +823,16 @@ void kdapl_dto_lmr_created(struct kdapl_lmr *lmr)
 			continue;
 		ep = container_of(obj, struct kdapl_ep, obj);
 		if (READ_ONCE(ep->pz) != lmr->pz || !ep->dto ||
-		    !ep->dto->rts || !READ_ONCE(ep->qp))
+		    !READ_ONCE(ep->dto->recv.live) || !READ_ONCE(ep->qp))
 			continue;
 		kdapl_dto_reg_batch(ep, &lmr, 1);
 	}
-	mutex_unlock(&kdapl_dto_reg_mutex);
+	mutex_unlock(&lmr->pz->reg_mutex);
 }
 
-/*
- * kdapl_dto_reg_lock() - keep LMR registrations out
+/**
+ * kdapl_dto_reg_lock() - keep LMR registrations of a PZ out
+ * @pz: the PZ
  *
  * Taken by the LMR code around the deregistration of an LMR's MR, so
  * that no registration work request of that MR is in flight or can be
@@ -720,26 +840,43 @@ void kdapl_dto_lmr_created(struct kdapl_lmr *lmr)
  *
  * Context: process context; after the IA lock if that is held.
  */
-void kdapl_dto_reg_lock(void)
+void kdapl_dto_reg_lock(struct kdapl_pz *pz)
 {
-	mutex_lock(&kdapl_dto_reg_mutex);
+	mutex_lock(&pz->reg_mutex);
 }
 
-/* kdapl_dto_reg_unlock() - undo kdapl_dto_reg_lock(); process context. */
-void kdapl_dto_reg_unlock(void)
+/**
+ * kdapl_dto_reg_unlock() - undo kdapl_dto_reg_lock()
+ * @pz: the PZ
+ *
+ * Context: process context.
+ */
+void kdapl_dto_reg_unlock(struct kdapl_pz *pz)
 {
-	mutex_unlock(&kdapl_dto_reg_mutex);
+	mutex_unlock(&pz->reg_mutex);
 }
 
-/* The flushed event of a held receive. */
-static void kdapl_dto_flush_event(struct kdapl_ep *ep,
-				  const struct kdapl_dto_slot *s,
-				  DAT_EVENT *ev)
+/*
+ * Queue the flushed completion of a slot on @evd, if any: a completion
+ * kdapl makes itself, never delivered from here (see kdapl_evd_post()).
+ * ep->lock held, which keeps the EP's EVDs.
+ */
+static void kdapl_dto_flush_slot(struct kdapl_ep *ep,
+				 const struct kdapl_dto_slot *s,
+				 struct kdapl_evd *evd)
 {
+	DAT_EVENT ev;
+
+	lockdep_assert_held(&ep->lock);
 	trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), s->op,
 				 s->cookie.as_64, IB_WC_WR_FLUSH_ERR,
 				 DAT_DTO_ERR_FLUSHED, 0);
-	kdapl_dto_event(ep, s, DAT_DTO_ERR_FLUSHED, 0, 0, ev);
+	kdapl_dto_event(ep, s, DAT_DTO_ERR_FLUSHED, 0, 0, &ev);
+	/* A failed bind is reported once its RMR is repaired. */
+	if (s->flags & KDAPL_DTO_BIND)
+		kdapl_rmr_bind_done(s->rmr, evd, IB_WC_WR_FLUSH_ERR, &ev);
+	else if (evd)
+		kdapl_evd_post(evd, &ev);
 }
 
 void kdapl_dto_qp_gone(struct kdapl_ep *ep)
@@ -748,101 +885,236 @@ void kdapl_dto_qp_gone(struct kdapl_ep *ep)
 	struct kdapl_dto_ring *r = &dto->recv;
 	struct kdapl_dto_ring *q = &dto->req;
 	unsigned long flags;
-	DAT_EVENT ev;
 	u32 n;
 
-	mutex_lock(&kdapl_dto_reg_mutex);
-	dto->rts = false;
-	mutex_unlock(&kdapl_dto_reg_mutex);
-
 	spin_lock_irqsave(&ep->lock, flags);
+	r->live = false;
 	/*
-	 * The send queue is drained.  A device flushes every work request
-	 * with a completion, signalled or not, so the slots still
-	 * outstanding should be unsignalled ones that succeeded: they
-	 * retire silently.  siw in 6.1 does not flush a send queue with
-	 * nothing in progress when its connection closes, though: a
-	 * signalled slot left here never completed, and is reported as
-	 * flushed so that no DTO is lost.
+	 * The send queue is drained: a device flushes every work request
+	 * with a completion, and every DTO and bind is signalled.  siw in
+	 * 6.1 does not flush a send queue with nothing in progress when its
+	 * connection closes, though: a slot left here never completed, and
+	 * is reported as flushed so that no DTO is lost.
 	 */
 	n = 0;
 	while (q->tail != q->head) {
 		struct kdapl_dto_slot *s = &q->slots[q->tail & q->mask];
-		u8 sflags = s->flags;
 
 		q->tail++;
-		if (sflags & KDAPL_DTO_INTERNAL)
+		if (s->flags & KDAPL_DTO_INTERNAL)
 			continue;
-		if (!(sflags & KDAPL_DTO_SIGNALLED)) {
-			n++;
-			continue;
-		}
-		kdapl_dto_flush_event(ep, s, &ev);
-		atomic_dec(&ep->request_outstanding);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		kdapl_dto_deliver(READ_ONCE(ep->request_evd), &ev);
-		spin_lock_irqsave(&ep->lock, flags);
+		n++;
+		kdapl_dto_flush_slot(ep, s, ep->request_evd);
 	}
-	q->signalled = q->head;
 	if (n)
 		atomic_sub(n, &ep->request_outstanding);
 	/* Receives the device had were flushed through the CQ. */
 	WARN_ON_ONCE(r->tail != r->hw);
 	while (r->tail != r->head) {
-		struct kdapl_dto_slot *s = &r->slots[r->tail & r->mask];
-
-		kdapl_dto_flush_event(ep, s, &ev);
+		/* Flushed receives are reported even when quiet. */
+		kdapl_dto_flush_slot(ep, &r->slots[r->tail & r->mask],
+				     ep->recv_evd);
 		r->tail++;
 		r->hw = r->tail;
 		atomic_dec(&ep->recv_outstanding);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		/* Flushed receives are reported even when quiet. */
-		kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
-		spin_lock_irqsave(&ep->lock, flags);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_gone);
 
+/* Does slot @s reference @lmr? */
+static bool kdapl_dto_slot_uses(const struct kdapl_dto_slot *s,
+				const struct kdapl_lmr *lmr)
+{
+	u16 i;
+
+	for (i = 0; i < s->nlmr; i++)
+		if (s->lmrs[i] == lmr)
+			return true;
+	return false;
+}
+
+/* Does slot @s reference an LMR outside @pz? */
+static bool kdapl_dto_slot_outside(const struct kdapl_dto_slot *s,
+				   const struct kdapl_pz *pz)
+{
+	u16 i;
+
+	for (i = 0; i < s->nlmr; i++)
+		if (s->lmrs[i]->pz != pz)
+			return true;
+	return false;
+}
+
+/* Move held receive @from to slot @to of the same ring. */
+static void kdapl_dto_slot_move(struct kdapl_dto_slot *to,
+				const struct kdapl_dto_slot *from)
+{
+	to->cookie = from->cookie;
+	to->length = from->length;
+	to->op = from->op;
+	to->flags = from->flags;
+	to->nsge = from->nsge;
+	to->nlmr = from->nlmr;
+	memcpy(to->sge, from->sge, from->nsge * sizeof(*to->sge));
+	memcpy(to->lmrs, from->lmrs, from->nlmr * sizeof(*to->lmrs));
+}
+
+/*
+ * Take the held receives of @ep that reference @lmr (or, without @lmr,
+ * an LMR outside @pz) out of the receive ring: they never reached a work
+ * queue, and complete at once with a protection error; the others keep
+ * their order.  ep->lock held.
+ */
+static void kdapl_dto_drop_held(struct kdapl_ep *ep,
+				const struct kdapl_lmr *lmr,
+				const struct kdapl_pz *pz)
+{
+	struct kdapl_dto_ring *r = &ep->dto->recv;
+	u32 i, w = r->hw;
+
+	lockdep_assert_held(&ep->lock);
+	for (i = r->hw; i != r->head; i++) {
+		struct kdapl_dto_slot *s = &r->slots[i & r->mask];
+
+		if (lmr ? kdapl_dto_slot_uses(s, lmr) :
+			  kdapl_dto_slot_outside(s, pz)) {
+			s->flags |= KDAPL_DTO_DEAD;
+			kdapl_dto_flush_slot(ep, s, ep->recv_evd);
+			atomic_dec(&ep->recv_outstanding);
+			continue;
+		}
+		if (i != w)
+			kdapl_dto_slot_move(&r->slots[w & r->mask], s);
+		w++;
+	}
+	r->head = w;
+}
+
+/*
+ * Mark the slots of @r from @from to @end that reference @lmr: each
+ * fails with a protection error when it completes.  Returns true if
+ * there is one.  ep->lock held; the slots are on the device and may
+ * complete meanwhile.
+ */
+static bool kdapl_dto_mark_dead(struct kdapl_dto_ring *r, u32 from, u32 end,
+				const struct kdapl_lmr *lmr)
+{
+	bool found = false;
+	u32 i;
+
+	for (i = from; i != end; i++) {
+		struct kdapl_dto_slot *s = &r->slots[i & r->mask];
+
+		if (!kdapl_dto_slot_uses(s, lmr))
+			continue;
+		WRITE_ONCE(s->flags, s->flags | KDAPL_DTO_DEAD);
+		found = true;
+	}
+	return found;
+}
+
+/**
+ * kdapl_dto_forget_lmr() - an LMR of the EP's PZ is being freed
+ * @ep: the EP
+ * @lmr: the LMR, no longer found by posts
+ *
+ * Every work request of @ep that references @lmr completes with
+ * DAT_DTO_ERR_LOCAL_PROTECTION and moves no byte: receives still held in
+ * software complete at once.  Those the device has cannot be taken back:
+ * the caller breaks the connection and drains the QP before the LMR's
+ * memory is given back.
+ *
+ * Context: process context, the IA lock held.
+ * Return: true if the device has a work request that references @lmr.
+ */
+bool kdapl_dto_forget_lmr(struct kdapl_ep *ep, const struct kdapl_lmr *lmr)
+{
+	struct kdapl_dto *dto;
+	unsigned long flags;
+	bool busy = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	dto = ep->dto;
+	if (dto) {
+		kdapl_dto_drop_held(ep, lmr, NULL);
+		/* Slots before an acquired tail have completed. */
+		busy = kdapl_dto_mark_dead(&dto->recv,
+					   smp_load_acquire(&dto->recv.tail),
+					   dto->recv.hw, lmr);
+		busy |= kdapl_dto_mark_dead(&dto->req,
+					    smp_load_acquire(&dto->req.tail),
+					    dto->req.head, lmr);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return busy;
+}
+
+/**
+ * kdapl_dto_pz_changed() - the EP takes another PZ
+ * @ep: the EP, quiescent (no QP: every receive is held)
+ * @pz: its new PZ
+ *
+ * The receives that use an LMR outside @pz fail with a protection error
+ * at once, as dat_ep_modify() says.
+ *
+ * Context: any context, ep->lock held.
+ */
+void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz)
+{
+	if (ep->dto)
+		kdapl_dto_drop_held(ep, NULL, pz);
+}
+
 /* ---------------------------------------------------------------------
  * Posting
  */
 
-static bool kdapl_dto_connected(DAT_EP_STATE state)
-{
-	return state == DAT_EP_STATE_CONNECTED ||
-	       state == DAT_EP_STATE_CONNECTED_SINGLE_PATH ||
-	       state == DAT_EP_STATE_CONNECTED_MULTI_PATH;
-}
-
-/* A QP-less EP in these states completes receives as flushed at once. */
+/*
+ * A QP-less EP in these states lost its connection: receives complete
+ * as flushed at once.  In the others receives are held until a QP takes
+ * them.
+ */
 static bool kdapl_dto_flush_state(DAT_EP_STATE state)
 {
-	return kdapl_dto_connected(state) ||
+	return kdapl_ep_state_connected(state) ||
 	       state == DAT_EP_STATE_DISCONNECT_PENDING ||
-	       state == DAT_EP_STATE_DISCONNECTED ||
-	       state == DAT_EP_STATE_COMPLETION_PENDING;
+	       state == DAT_EP_STATE_DISCONNECTED;
 }
 
 /*
- * The EP of a handle, for a post, without a reference: the caller keeps
- * interrupts disabled from the lookup until it holds ep->lock (with
- * consolidated RCU that is a read-side critical section: the grace
- * period of kfree_rcu() waits for it, and it costs less than
- * rcu_read_lock(), a call with preemptible RCU), and posts only if
- * ep->dto is still there.  That pins everything the post uses:
- * kdapl_ep_destroy() clears ep->dto under ep->lock (kdapl_dto_ep_fini())
- * before it lets go of the EP's PZ and EVDs, the EP's memory is freed
- * only once it is unpublished and after a grace period (kfree_rcu()),
- * and ep->qp is cleared under ep->lock before the QP is destroyed.
- * Saves the atomic get and put of kdapl_get() on every post.
+ * Lock the EP of a handle of @owner for a post, without taking a
+ * reference: the
+ * caller is in an RCU read-side section from the lookup until it drops
+ * ep->lock, and posts only if ep->dto is still there.  That pins
+ * everything the post uses: kdapl_ep_destroy() clears ep->dto under
+ * ep->lock (kdapl_dto_ep_fini()) before it lets go of the EP's PZ and
+ * EVDs, the EP's memory is freed only once it is unpublished and after a
+ * grace period (kfree_rcu()), and ep->qp is cleared under ep->lock
+ * before the QP is destroyed.  Saves the atomic get and put of
+ * kdapl_get() on every post.  Returns the EP with ep->lock held (flags
+ * in *@flags), or NULL with *@ret set.
  */
-static __always_inline struct kdapl_ep *kdapl_dto_ep(DAT_EP_HANDLE ep_handle)
+static __always_inline struct kdapl_ep *
+kdapl_dto_ep_lock(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+		  unsigned long *flags, DAT_RETURN *ret)
 {
 	struct kdapl_object *obj;
+	struct kdapl_ep *ep;
 
-	obj = kdapl_object_lookup_rcu(ep_handle, DAT_HANDLE_TYPE_EP);
-	return obj ? container_of(obj, struct kdapl_ep, obj) : NULL;
+	obj = kdapl_object_lookup_rcu(owner, ep_handle, DAT_HANDLE_TYPE_EP);
+	if (unlikely(!obj))
+		goto bad;
+	ep = container_of(obj, struct kdapl_ep, obj);
+	spin_lock_irqsave(&ep->lock, *flags);
+	if (likely(ep->dto)) {
+		*ret = DAT_SUCCESS;
+		return ep;
+	}
+	spin_unlock_irqrestore(&ep->lock, *flags);
+bad:
+	*ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return NULL;
 }
 
 /* What a local segment is used for. */
@@ -853,20 +1125,53 @@ enum kdapl_dto_use {
 };
 
 /*
- * Check @n local segments against the LMRs of @pz and fill @sge (may be
- * NULL to only check); *total gets their length, and *cpu_va (if not
- * NULL) is cleared unless every LMR is addressed by kernel virtual
- * addresses.  ep->lock held, with interrupts disabled since the EP
- * lookup (LMRs are freed after a grace period).
+ * May @lmr take part in a DTO as @use?  Its range, its privileges, and
+ * its registration where the device addresses it through its own MR
+ * (not for a receive @held in software: it waits for the registration,
+ * see kdapl_dto_qp_rts()).
  */
 static __always_inline DAT_RETURN
-kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
-		    const DAT_LMR_TRIPLET *iov, DAT_COUNT n, struct ib_sge *sge,
-		    enum kdapl_dto_use use, bool need_registered, u64 *total,
-		    bool *cpu_va)
+kdapl_dto_check_lmr(const struct kdapl_ep *ep, const struct kdapl_lmr *lmr,
+		    const DAT_LMR_TRIPLET *t, enum kdapl_dto_use use, bool held)
 {
-	DAT_RETURN_SUBTYPE prot = use == KDAPL_DTO_SOURCE ?
-				  DAT_PROTECTION_READ : DAT_PROTECTION_WRITE;
+	bool own_mr = use == KDAPL_DTO_READ_SINK ||
+		      lmr->sge_lkey == lmr->lmr_context;
+
+	if (!kdapl_lmr_covers(lmr, t->virtual_address, t->segment_length) ||
+	    (own_mr && !held && !READ_ONCE(lmr->registered)))
+		return dat_error(DAT_PROTECTION_VIOLATION,
+				 use == KDAPL_DTO_SOURCE ? DAT_PROTECTION_READ :
+							   DAT_PROTECTION_WRITE);
+	if (use != KDAPL_DTO_SOURCE &&
+	    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
+		return dat_error(DAT_PRIVILEGES_VIOLATION,
+				 DAT_PRIVILEGES_WRITE);
+	/* iWARP: the response of an RDMA Read is a remote write. */
+	if (use == KDAPL_DTO_READ_SINK &&
+	    ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP &&
+	    !(lmr->priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+		return dat_error(DAT_PRIVILEGES_VIOLATION,
+				 DAT_PRIVILEGES_RDMA_READ);
+	return DAT_SUCCESS;
+}
+
+/*
+ * Check @n local segments against the LMRs of the EP's PZ, fill @sge
+ * (may be NULL to only check) and record each segment's LMR in @lmrs
+ * (may be NULL); *total gets their length, *cpu_va (if not NULL) is
+ * cleared unless every LMR is addressed by kernel virtual addresses, and
+ * *sync (if not NULL) set if an LMR's mapping needs syncs.
+ * ep->lock held (LMRs are freed after a grace period, and leave the
+ * PZ's hash before dat_lmr_free() looks for them in the EP's slots under
+ * that lock).
+ */
+static __always_inline DAT_RETURN
+kdapl_dto_build_sge(struct kdapl_ep *ep, const DAT_LMR_TRIPLET *iov,
+		    DAT_COUNT n, struct ib_sge *sge, struct kdapl_lmr **lmrs,
+		    enum kdapl_dto_use use, bool held, u64 *total,
+		    bool *cpu_va, bool *sync)
+{
+	struct kdapl_pz *pz = ep->pz;
 	DAT_RETURN ret = DAT_SUCCESS;
 	u64 sum = 0;
 	DAT_COUNT i;
@@ -877,26 +1182,16 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 		struct kdapl_lmr *lmr;
 
 		lmr = pz ? kdapl_pz_lmr_rcu(pz, t->lmr_context) : NULL;
-		if (!lmr || !kdapl_lmr_covers(lmr, t->virtual_address,
-					      t->segment_length) ||
-		    (need_registered && !READ_ONCE(lmr->registered))) {
-			ret = dat_error(DAT_PROTECTION_VIOLATION, prot);
+		if (!lmr) {
+			ret = dat_error(DAT_PROTECTION_VIOLATION,
+					use == KDAPL_DTO_SOURCE ?
+					DAT_PROTECTION_READ :
+					DAT_PROTECTION_WRITE);
 			break;
 		}
-		if (use != KDAPL_DTO_SOURCE &&
-		    !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)) {
-			ret = dat_error(DAT_PRIVILEGES_VIOLATION,
-					DAT_PRIVILEGES_WRITE);
+		ret = kdapl_dto_check_lmr(ep, lmr, t, use, held);
+		if (ret)
 			break;
-		}
-		/* iWARP: the response of an RDMA Read is a remote write. */
-		if (use == KDAPL_DTO_READ_SINK &&
-		    ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP &&
-		    !(lmr->priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)) {
-			ret = dat_error(DAT_PRIVILEGES_VIOLATION,
-					DAT_PRIVILEGES_RDMA_READ);
-			break;
-		}
 		if (sge && use == KDAPL_DTO_READ_SINK) {
 			sge[i].addr = t->virtual_address;
 			sge[i].length = t->segment_length;
@@ -904,8 +1199,12 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 		} else if (sge) {
 			kdapl_lmr_sge(lmr, t, &sge[i]);
 		}
+		if (lmrs)
+			lmrs[i] = lmr;
 		if (cpu_va && !lmr->cpu_va)
 			*cpu_va = false;
+		if (sync && unlikely(lmr->need_sync))
+			*sync = true;
 		sum += t->segment_length;
 	}
 	*total = sum;
@@ -915,40 +1214,177 @@ kdapl_dto_build_sge(struct kdapl_ep *ep, struct kdapl_pz *pz,
 /*
  * A receive posted on an EP that lost its connection (see
  * dat_ep_post_recv()) is checked like any other and then completes as
- * flushed.  ep->lock held, interrupts disabled.  Takes a reference for
- * kdapl_dto_recv_flush(), whose upcall may sleep.  Out of line: the
- * posting path stays small.
+ * flushed: the event is queued on the receive EVD, whose kick work
+ * delivers it to an upcall.  ep->lock held.  Out of line: the posting
+ * path stays small.
  */
 static noinline DAT_RETURN
-kdapl_dto_recv_flush_check(struct kdapl_ep *ep, const DAT_LMR_TRIPLET *iov,
-			   DAT_COUNT n, u64 *total)
-{
-	DAT_RETURN ret;
-
-	ret = kdapl_dto_build_sge(ep, ep->pz, iov, n, NULL, KDAPL_DTO_SINK,
-				  false, total, NULL);
-	if (!ret) {
-		WRITE_ONCE(ep->recvs_posted, true);
-		kref_get(&ep->obj.ref);
-	}
-	return ret;
-}
-
-/* Deliver the flushed completion of such a receive; drops the reference. */
-static noinline void kdapl_dto_recv_flush(struct kdapl_ep *ep,
-					  DAT_DTO_COOKIE cookie)
+kdapl_dto_recv_flush(struct kdapl_ep *ep, const DAT_LMR_TRIPLET *iov,
+		     DAT_COUNT n, DAT_DTO_COOKIE cookie, u64 *total)
 {
 	struct kdapl_dto_slot flushed = {
 		.ep = ep,
 		.cookie = cookie,
 		.op = DAT_DTO_RECEIVE,
 	};
-	DAT_EVENT ev;
+	DAT_RETURN ret;
 
-	kdapl_dto_flush_event(ep, &flushed, &ev);
-	kdapl_dto_deliver(READ_ONCE(ep->recv_evd), &ev);
-	kdapl_object_put(&ep->obj);
+	ret = kdapl_dto_build_sge(ep, iov, n, NULL, NULL, KDAPL_DTO_SINK, true,
+				  total, NULL, NULL);
+	if (ret)
+		return ret;
+	WRITE_ONCE(ep->recvs_posted, true);
+	kdapl_dto_flush_slot(ep, &flushed, ep->recv_evd);
+	return DAT_SUCCESS;
 }
+
+/* Trace and return the refusal of a receive's arguments. */
+static noinline DAT_RETURN kdapl_dto_recv_trace(DAT_EP_HANDLE ep_handle,
+						DAT_DTO_COOKIE cookie,
+						u64 total, DAT_COUNT n,
+						DAT_RETURN_SUBTYPE arg)
+{
+	DAT_RETURN ret = dat_error(DAT_INVALID_PARAMETER, arg);
+
+	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
+			     cookie.as_64, total, n, ret);
+	return ret;
+}
+
+/* The checks of a receive against the EP; ep->lock held. */
+static __always_inline DAT_RETURN
+kdapl_dto_recv_check(const struct kdapl_ep *ep, DAT_COUNT n,
+		     DAT_COMPLETION_FLAGS flags)
+{
+	if (unlikely(ep->srq))
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	/* Unsignalled receives need an EP that suppresses their events. */
+	if (unlikely((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+		     ep->attr.recv_completion_flags !=
+		     DAT_COMPLETION_SUPPRESS_FLAG))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (unlikely(n > min_t(u32, ep->attr.max_recv_iov,
+			       ep->dto->recv.iov)))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return DAT_SUCCESS;
+}
+
+/*
+ * Hand the receive in slot @s at the head of @r to the device, or hold
+ * it until the QP is usable (see kdapl_dto_qp_rts()).  ep->lock held.
+ */
+static __always_inline DAT_RETURN
+kdapl_dto_recv_commit(struct kdapl_ep *ep, struct kdapl_dto_ring *r,
+		      struct kdapl_dto_slot *s)
+{
+	struct ib_qp *qp = ep->qp;
+	struct ib_recv_wr wr;
+
+	atomic_inc(&ep->recv_outstanding);
+	WRITE_ONCE(ep->recvs_posted, true);
+	if (unlikely(!qp || !r->live)) {
+		r->head++;
+		return DAT_SUCCESS;
+	}
+	wr.next = NULL;
+	wr.wr_cqe = &s->cqe;
+	wr.sg_list = s->nsge ? s->sge : NULL;
+	wr.num_sge = s->nsge;
+	/* Held receives go first, all of them (kdapl_dto_qp_rts()). */
+	if (unlikely(r->hw != r->head || ib_post_recv(qp, &wr, NULL))) {
+		atomic_dec(&ep->recv_outstanding);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	r->head++;
+	r->hw = r->head;
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_ep_post_recv() - dat_ep_post_recv() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_recv()
+ * @num_segments: as for dat_ep_post_recv()
+ * @local_iov: as for dat_ep_post_recv()
+ * @user_cookie: as for dat_ep_post_recv()
+ * @completion_flags: as for dat_ep_post_recv()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_recv().
+ * Return: as dat_ep_post_recv().
+ */
+DAT_RETURN kdapl_ep_post_recv(struct kdapl_owner *owner,
+			      DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			      DAT_LMR_TRIPLET *local_iov,
+			      DAT_DTO_COOKIE user_cookie,
+			      DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_slot *s;
+	struct kdapl_dto_ring *r;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	bool sync = false;
+	DAT_RETURN ret;
+	u64 total = 0;
+
+	if (unlikely(num_segments < 0))
+		return kdapl_dto_recv_trace(ep_handle, user_cookie, 0,
+					    num_segments, DAT_INVALID_ARG2);
+	if (unlikely(num_segments && !local_iov))
+		return kdapl_dto_recv_trace(ep_handle, user_cookie, 0,
+					    num_segments, DAT_INVALID_ARG3);
+	if (unlikely(completion_flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG))
+		return kdapl_dto_recv_trace(ep_handle, user_cookie, 0,
+					    num_segments, DAT_INVALID_ARG5);
+
+	rcu_read_lock();
+	ep = kdapl_dto_ep_lock(owner, ep_handle, &flags, &ret);
+	if (unlikely(!ep))
+		goto out;
+	r = &ep->dto->recv;
+	ret = kdapl_dto_recv_check(ep, num_segments, completion_flags);
+	if (unlikely(ret))
+		goto unlock;
+	if (unlikely(!ep->qp && kdapl_dto_flush_state(ep->state))) {
+		ret = kdapl_dto_recv_flush(ep, local_iov, num_segments,
+					   user_cookie, &total);
+		goto unlock;
+	}
+	/* Pairs with the release of the completion that frees slots. */
+	if (unlikely(r->head - smp_load_acquire(&r->tail) >=
+		     min_t(u32, max(ep->attr.max_recv_dtos, 1), r->limit))) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+		goto unlock;
+	}
+	s = &r->slots[r->head & r->mask];
+	ret = kdapl_dto_build_sge(ep, local_iov, num_segments, s->sge, s->lmrs,
+				  KDAPL_DTO_SINK, !r->live, &total, NULL,
+				  &sync);
+	if (unlikely(ret))
+		goto unlock;
+	s->cookie = user_cookie;
+	s->op = DAT_DTO_RECEIVE;
+	s->flags = completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG ?
+		   KDAPL_DTO_QUIET : 0;
+	s->nsge = num_segments;
+	s->nlmr = num_segments;
+	if (unlikely(sync)) {
+		kdapl_lmr_sync_sges(s->lmrs, s->sge, num_segments, false);
+		s->flags |= KDAPL_DTO_SYNC;
+	}
+	s->length = total;
+	ret = kdapl_dto_recv_commit(ep, r, s);
+unlock:
+	spin_unlock_irqrestore(&ep->lock, flags);
+out:
+	rcu_read_unlock();
+	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
+			     user_cookie.as_64, total, num_segments, ret);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_recv);
 
 /**
  * dat_ep_post_recv() - post a receive buffer on an Endpoint
@@ -967,9 +1403,8 @@ static noinline void kdapl_dto_recv_flush(struct kdapl_ep *ep,
  * disconnect pending, disconnected, completion pending) it completes
  * at once with DAT_DTO_ERR_FLUSHED.  Nothing is allocated.
  *
- * Context: any context; takes ep->lock with interrupts disabled, and
- * may deliver a flushed completion (and run its upcall) in the caller's
- * context.
+ * Context: any context; takes ep->lock with interrupts disabled.  A
+ * flushed completion is queued, never delivered to an upcall from here.
  * Return: DAT_SUCCESS;
  * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
  * DAT_INVALID_PARAMETER (ARG2) for @num_segments negative or above
@@ -990,111 +1425,8 @@ DAT_RETURN dat_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 			    DAT_DTO_COOKIE user_cookie,
 			    DAT_COMPLETION_FLAGS completion_flags)
 {
-	struct kdapl_dto_slot *s;
-	struct kdapl_dto_ring *r;
-	struct kdapl_ep *ep;
-	bool flush = false;
-	unsigned long flags;
-	struct ib_qp *qp;
-	DAT_RETURN ret;
-	u32 limit;
-	u64 total = 0;
-
-	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
-	local_irq_save(flags);
-	ep = kdapl_dto_ep(ep_handle);
-	if (unlikely(!ep)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		goto out;
-	}
-	if (unlikely(num_segments < 0)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto out;
-	}
-	if (unlikely(num_segments && !local_iov)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto out;
-	}
-	if (unlikely(completion_flags & ~DAT_COMPLETION_UNSIGNALLED_FLAG)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-		goto out;
-	}
-
-	spin_lock(&ep->lock);
-	if (unlikely(!ep->dto)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		goto unlock;
-	}
-	r = &ep->dto->recv;
-	if (unlikely(ep->srq)) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto unlock;
-	}
-	if (unlikely((completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-		     !(ep->attr.recv_completion_flags &
-		       DAT_COMPLETION_UNSIGNALLED_FLAG))) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-		goto unlock;
-	}
-	if (unlikely(num_segments > min_t(u32, ep->attr.max_recv_iov,
-					  r->iov))) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto unlock;
-	}
-	qp = ep->qp;
-	if (unlikely(!qp && kdapl_dto_flush_state(ep->state))) {
-		ret = kdapl_dto_recv_flush_check(ep, local_iov, num_segments,
-						 &total);
-		flush = !ret;
-		goto unlock;
-	}
-	limit = min_t(u32, max(ep->attr.max_recv_dtos, 1), r->limit);
-	/* Pairs with the release of the completion that frees slots. */
-	if (unlikely(r->head - smp_load_acquire(&r->tail) >= limit)) {
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-		goto unlock;
-	}
-	s = &r->slots[r->head & r->mask];
-	ret = kdapl_dto_build_sge(ep, ep->pz, local_iov, num_segments, s->sge,
-				  KDAPL_DTO_SINK, false, &total, NULL);
-	if (unlikely(ret))
-		goto unlock;
-	s->cookie = user_cookie;
-	s->op = DAT_DTO_RECEIVE;
-	s->flags = completion_flags & DAT_COMPLETION_UNSIGNALLED_FLAG ?
-		   KDAPL_DTO_QUIET : 0;
-	s->nsge = num_segments;
-	s->length = total;
-	atomic_inc(&ep->recv_outstanding);
-	if (likely(qp)) {
-		struct ib_recv_wr wr = {
-			.wr_cqe = &s->cqe,
-			.sg_list = num_segments ? s->sge : NULL,
-			.num_sge = num_segments,
-		};
-
-		/* Older held receives go first (posted at QP creation). */
-		if (unlikely(r->hw != r->head || ib_post_recv(qp, &wr, NULL))) {
-			atomic_dec(&ep->recv_outstanding);
-			ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-					DAT_RESOURCE_TEP);
-			goto unlock;
-		}
-		r->head++;
-		r->hw = r->head;
-	} else {
-		r->head++;
-	}
-	WRITE_ONCE(ep->recvs_posted, true);
-unlock:
-	spin_unlock(&ep->lock);
-out:
-	local_irq_restore(flags);
-	if (unlikely(flush))
-		kdapl_dto_recv_flush(ep, user_cookie);
-	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_RECEIVE,
-			     user_cookie.as_64, total, num_segments, ret);
-	return ret;
+	return kdapl_ep_post_recv(&kdapl_kernel_owner, ep_handle, num_segments,
+				  local_iov, user_cookie, completion_flags);
 }
 EXPORT_SYMBOL_GPL(dat_ep_post_recv);
 
@@ -1149,23 +1481,19 @@ kdapl_dto_max_iov(const struct kdapl_ep *ep, const struct kdapl_dto_req *req)
 }
 
 /*
- * The send flags of a request in the next slot of @q, updating the
- * unsignalled bookkeeping: an unsignalled work request is signalled
- * anyway (without an event on success) once half the ring is
- * unsignalled, so that completions keep retiring slots.
+ * The send flags of a request with completion @flags, and its slot's.
+ * Every request is signalled: an unsignalled one only reports nothing
+ * when it succeeds, so that its completion still retires it (and
+ * dat_ep_get_status() sees it done).
  */
 static __always_inline int
-kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
-		     u8 *slot_flags)
+kdapl_dto_send_flags(DAT_COMPLETION_FLAGS flags, u8 *slot_flags)
 {
-	int send_flags = 0;
+	int send_flags = IB_SEND_SIGNALED;
 
 	/* The common case: signalled, with an event. */
-	if (likely(flags == DAT_COMPLETION_DEFAULT_FLAG)) {
-		*slot_flags |= KDAPL_DTO_SIGNALLED;
-		q->signalled = q->head + 1;
-		return IB_SEND_SIGNALED;
-	}
+	if (likely(flags == DAT_COMPLETION_DEFAULT_FLAG))
+		return send_flags;
 	if (flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
 		send_flags |= IB_SEND_FENCE;
 	if (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
@@ -1173,12 +1501,6 @@ kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
 	if (flags & (DAT_COMPLETION_SUPPRESS_FLAG |
 		     DAT_COMPLETION_UNSIGNALLED_FLAG))
 		*slot_flags |= KDAPL_DTO_QUIET;
-	if (!(flags & DAT_COMPLETION_UNSIGNALLED_FLAG) ||
-	    q->head + 1 - q->signalled >= q->limit / 2) {
-		send_flags |= IB_SEND_SIGNALED;
-		*slot_flags |= KDAPL_DTO_SIGNALLED;
-		q->signalled = q->head + 1;
-	}
 	return send_flags;
 }
 
@@ -1186,15 +1508,15 @@ kdapl_dto_send_flags(struct kdapl_dto_ring *q, DAT_COMPLETION_FLAGS flags,
  * May a send or RDMA Write of @total bytes from these segments be
  * copied by the device at post time (IB_SEND_INLINE)?  Only when the
  * QP takes that much inline, every LMR is in kernel virtual addresses
- * (the device copies from sge.addr with the CPU, so @q->sge gets the
+ * (the device copies from sge.addr with the CPU, so @s->sge gets the
  * segments' own addresses) and no fence asks that the data be read
  * after earlier RDMA Reads, maybe into the same buffer, have completed.
  * Saves the device the lookup of the local key and the address
  * translation of the payload when it builds the packet.
  */
 static __always_inline bool
-kdapl_dto_may_inline(struct kdapl_dto_ring *q, const struct kdapl_dto_req *req,
-		     u64 total, bool cpu_va)
+kdapl_dto_may_inline(struct kdapl_dto_ring *q, struct kdapl_dto_slot *s,
+		     const struct kdapl_dto_req *req, u64 total, bool cpu_va)
 {
 	DAT_COUNT i;
 
@@ -1202,31 +1524,139 @@ kdapl_dto_may_inline(struct kdapl_dto_ring *q, const struct kdapl_dto_req *req,
 	    (req->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG))
 		return false;
 	for (i = 0; i < req->n; i++)
-		q->sge[i].addr = req->iov[i].virtual_address;
+		s->sge[i].addr = req->iov[i].virtual_address;
 	return true;
 }
 
 /*
  * The EP's QP if it is connected, else the DAT_INVALID_STATE error.
- * ep->lock held.
+ * ep->lock held, ep->dto checked.
  */
 static __always_inline struct ib_qp *
 kdapl_dto_connected_qp(struct kdapl_ep *ep, DAT_RETURN *ret)
 {
-	if (!ep->dto) {
-		*ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		return NULL;
+	*ret = kdapl_ep_connected_state(ep);
+	return *ret ? NULL : ep->qp;
+}
+
+/*
+ * The sink of dat_ep_post_rdma_read_to_rmr(): a bound RMR of the EP's PZ
+ * with local write privilege whose window covers the range (see
+ * kdapl_rmr_sink()).  ep->lock held.
+ */
+static noinline DAT_RETURN kdapl_dto_rmr_sink(struct kdapl_ep *ep,
+					      const DAT_RMR_TRIPLET *t,
+					      struct ib_sge *sge)
+{
+	bool iwarp = ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP;
+
+	if (!ep->pz)
+		return dat_error(DAT_PROTECTION_VIOLATION,
+				 DAT_PROTECTION_WRITE);
+	return kdapl_rmr_sink(ep->pz, t, iwarp, sge);
+}
+
+/* The checks of a request that need no EP, with the refusal traced. */
+static __always_inline DAT_RETURN
+kdapl_dto_req_args(DAT_EP_HANDLE ep_handle, const struct kdapl_dto_req *req)
+{
+	DAT_RETURN_SUBTYPE arg = 0;
+	DAT_RETURN ret;
+
+	if (unlikely(req->n < 0))
+		arg = req->arg_n;
+	else if (unlikely((req->n && !req->iov && !req->rmr_iov) ||
+			  (!req->n && req->rmr_iov)))
+		arg = req->arg_iov;
+	else if (unlikely(req->arg_remote && !req->remote))
+		arg = req->arg_remote;
+	else if (unlikely(req->flags & ~req->allowed))
+		arg = req->arg_flags;
+	if (likely(!arg))
+		return DAT_SUCCESS;
+	ret = dat_error(DAT_INVALID_PARAMETER, arg);
+	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, req->op,
+			     req->cookie.as_64, 0, req->n, ret);
+	return ret;
+}
+
+/* The checks of a request against the EP; ep->lock held. */
+static __always_inline DAT_RETURN
+kdapl_dto_req_check(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
+		    struct ib_qp **qp)
+{
+	struct kdapl_dto_ring *q = &ep->dto->req;
+	DAT_RETURN ret;
+
+	*qp = kdapl_dto_connected_qp(ep, &ret);
+	if (unlikely(!*qp))
+		return ret;
+	if (unlikely((req->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+		     !(ep->attr.request_completion_flags &
+		       DAT_COMPLETION_UNSIGNALLED_FLAG)))
+		return dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
+	if (unlikely(req->n > min(kdapl_dto_max_iov(ep, req), q->iov)))
+		return dat_error(DAT_INVALID_PARAMETER, req->arg_n);
+	if (unlikely(atomic_read(&ep->request_outstanding) >=
+		     max(ep->attr.max_request_dtos, 1) ||
+		     /* acquire: pairs with the release of kdapl_dto_req_done() */
+		     q->head - smp_load_acquire(&q->tail) >= q->limit))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	return DAT_SUCCESS;
+}
+
+/*
+ * The local segments of a request and their LMRs into @s, and the length
+ * checks; sets the work request's num_sge, *@total, and *@sync if an LMR
+ * needs syncs.  ep->lock held.
+ */
+static __always_inline DAT_RETURN
+kdapl_dto_req_build(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
+		    struct kdapl_dto_slot *s, struct ib_send_wr *wr,
+		    u64 *total, bool *cpu_va, bool *sync)
+{
+	DAT_RETURN ret;
+	u64 left;
+	u32 rlen;
+	int i;
+
+	if (req->rmr_iov) {
+		ret = kdapl_dto_rmr_sink(ep, req->rmr_iov, s->sge);
+		if (unlikely(ret))
+			return ret;
+		*total = req->rmr_iov->segment_length;
+		s->nlmr = 0;
+	} else {
+		ret = kdapl_dto_build_sge(ep, req->iov, req->n, s->sge, s->lmrs,
+					  req->use, false, total,
+					  req->use == KDAPL_DTO_SOURCE ?
+					  cpu_va : NULL, sync);
+		if (unlikely(ret))
+			return ret;
+		s->nlmr = req->n;
 	}
-	if (!kdapl_dto_connected(ep->state)) {
-		*ret = kdapl_ep_state_error(ep->state);
-		return NULL;
+	wr->num_sge = req->n;
+	if (!req->remote) {
+		if (unlikely(*total > ep->attr.max_message_size))
+			return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		return DAT_SUCCESS;
 	}
-	/* Connected in name only: the connection is being torn down. */
-	if (!ep->qp) {
-		*ret = kdapl_ep_state_error(DAT_EP_STATE_DISCONNECTED);
-		return NULL;
+	rlen = req->remote->segment_length;
+	if (rlen > ep->attr.max_rdma_size ||
+	    (req->opcode == IB_WR_RDMA_WRITE && *total > rlen) ||
+	    (req->opcode == IB_WR_RDMA_READ && *total < rlen))
+		return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	if (req->opcode != IB_WR_RDMA_READ)
+		return DAT_SUCCESS;
+	/* Read exactly the remote buffer. */
+	left = rlen;
+	for (i = 0; i < req->n && left; i++) {
+		s->sge[i].length = min_t(u64, s->sge[i].length, left);
+		left -= s->sge[i].length;
 	}
-	return ep->qp;
+	wr->num_sge = i;
+	*total = rlen;
+	return DAT_SUCCESS;
 }
 
 /*
@@ -1235,7 +1665,7 @@ kdapl_dto_connected_qp(struct kdapl_ep *ep, DAT_RETURN *ret)
  * the checks and branches of the other kinds.
  */
 static __always_inline DAT_RETURN
-kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
+kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		       const struct kdapl_dto_req *req)
 {
 	struct kdapl_dto_ring *q;
@@ -1247,118 +1677,48 @@ kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	u64 total = 0;
 	u8 slot_flags = 0;
 	bool cpu_va = true;
-	int err;
+	bool sync = false;
 	/* Set below (the rdma part for RDMA opcodes): no zeroing here. */
 	union {
 		struct ib_send_wr send;
 		struct ib_rdma_wr rdma;
 	} wr __uninitialized;
 
-	/* Pins the EP's memory until ep->lock is held: see kdapl_dto_ep(). */
-	local_irq_save(flags);
-	ep = kdapl_dto_ep(ep_handle);
-	if (unlikely(!ep)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = kdapl_dto_req_args(ep_handle, req);
+	if (unlikely(ret))
+		return ret;
+	rcu_read_lock();
+	ep = kdapl_dto_ep_lock(owner, ep_handle, &flags, &ret);
+	if (unlikely(!ep))
 		goto out;
-	}
-	if (unlikely(req->n < 0)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
-		goto out;
-	}
-	if (unlikely((req->n && !req->iov && !req->rmr_iov) ||
-		     (!req->n && req->rmr_iov))) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_iov);
-		goto out;
-	}
-	if (unlikely(req->arg_remote && !req->remote)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_remote);
-		goto out;
-	}
-	if (unlikely(req->flags & ~req->allowed)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
-		goto out;
-	}
-
-	spin_lock(&ep->lock);
-	qp = kdapl_dto_connected_qp(ep, &ret);
-	if (unlikely(!qp))
+	ret = kdapl_dto_req_check(ep, req, &qp);
+	if (unlikely(ret))
 		goto unlock;
 	q = &ep->dto->req;
-	if (unlikely((req->flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-		     !(ep->attr.request_completion_flags &
-		       DAT_COMPLETION_UNSIGNALLED_FLAG))) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_flags);
-		goto unlock;
-	}
-	if (unlikely(req->n > min(kdapl_dto_max_iov(ep, req), q->iov))) {
-		ret = dat_error(DAT_INVALID_PARAMETER, req->arg_n);
-		goto unlock;
-	}
-	if (req->rmr_iov) {
-		/* An RMR's context is also the local key of its MR. */
-		q->sge[0].addr = req->rmr_iov->virtual_address;
-		q->sge[0].length = req->rmr_iov->segment_length;
-		q->sge[0].lkey = req->rmr_iov->rmr_context;
-		total = req->rmr_iov->segment_length;
-	} else {
-		ret = kdapl_dto_build_sge(ep, ep->pz, req->iov, req->n, q->sge,
-					  req->use, true, &total,
-					  req->use == KDAPL_DTO_SOURCE ?
-					  &cpu_va : NULL);
-		if (unlikely(ret))
-			goto unlock;
-	}
-	if (req->remote) {
-		u32 rlen = req->remote->segment_length;
-
-		if (rlen > ep->attr.max_rdma_size ||
-		    (req->opcode == IB_WR_RDMA_WRITE && total > rlen) ||
-		    (req->opcode == IB_WR_RDMA_READ && total < rlen)) {
-			ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-			goto unlock;
-		}
-		if (req->opcode == IB_WR_RDMA_READ) {
-			/* Read exactly the remote buffer. */
-			u64 left = rlen;
-			DAT_COUNT i;
-
-			for (i = 0; i < req->n && left; i++) {
-				q->sge[i].length = min_t(u64, q->sge[i].length,
-							 left);
-				left -= q->sge[i].length;
-			}
-			wr.send.num_sge = i;
-			total = rlen;
-		} else {
-			wr.send.num_sge = req->n;
-		}
-	} else {
-		if (unlikely(total > ep->attr.max_message_size)) {
-			ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-			goto unlock;
-		}
-		wr.send.num_sge = req->n;
-	}
-	if (unlikely(atomic_read(&ep->request_outstanding) >=
-		     max(ep->attr.max_request_dtos, 1) ||
-		     /* acquire: pairs with the release of kdapl_dto_req_done() */
-		     q->head - smp_load_acquire(&q->tail) >= q->limit)) {
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-		goto unlock;
-	}
-
 	s = &q->slots[q->head & q->mask];
+	ret = kdapl_dto_req_build(ep, req, s, &wr.send, &total, &cpu_va,
+				  &sync);
+	if (unlikely(ret))
+		goto unlock;
 	s->cookie = req->cookie;
 	s->op = req->op;
 	s->length = total;
 	wr.send.next = NULL;
 	wr.send.wr_cqe = &s->cqe;
-	wr.send.sg_list = wr.send.num_sge ? q->sge : NULL;
+	wr.send.sg_list = wr.send.num_sge ? s->sge : NULL;
 	wr.send.opcode = req->opcode;
-	wr.send.send_flags = kdapl_dto_send_flags(q, req->flags, &slot_flags);
+	wr.send.send_flags = kdapl_dto_send_flags(req->flags, &slot_flags);
 	if (req->use == KDAPL_DTO_SOURCE && !req->rmr_iov &&
-	    kdapl_dto_may_inline(q, req, total, cpu_va))
+	    kdapl_dto_may_inline(q, s, req, total, cpu_va)) {
 		wr.send.send_flags |= IB_SEND_INLINE;
+		s->nlmr = 0;	/* copied now: nothing left to read */
+	}
+	s->nsge = wr.send.num_sge;
+	if (unlikely(sync) && s->nlmr) {
+		kdapl_lmr_sync_sges(s->lmrs, s->sge, s->nsge, false);
+		if (req->use == KDAPL_DTO_READ_SINK)
+			slot_flags |= KDAPL_DTO_SYNC;
+	}
 	wr.send.ex.invalidate_rkey = req->inv_rkey;
 	/* Devices read the rdma part for RDMA opcodes only. */
 	if (req->remote) {
@@ -1367,23 +1727,60 @@ kdapl_dto_post_request(DAT_EP_HANDLE ep_handle,
 	}
 	s->flags = slot_flags;
 	atomic_inc(&ep->request_outstanding);
-	err = ib_post_send(qp, &wr.send, NULL);
-	if (unlikely(err)) {
+	if (unlikely(ib_post_send(qp, &wr.send, NULL))) {
 		atomic_dec(&ep->request_outstanding);
-		if (wr.send.send_flags & IB_SEND_SIGNALED)
-			q->signalled = q->head;
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto unlock;
 	}
 	q->head++;
 unlock:
-	spin_unlock(&ep->lock);
+	spin_unlock_irqrestore(&ep->lock, flags);
 out:
-	local_irq_restore(flags);
+	rcu_read_unlock();
 	trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, req->op,
 			     req->cookie.as_64, total, req->n, ret);
 	return ret;
 }
+
+/**
+ * kdapl_ep_post_send() - dat_ep_post_send() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_send()
+ * @num_segments: as for dat_ep_post_send()
+ * @local_iov: as for dat_ep_post_send()
+ * @user_cookie: as for dat_ep_post_send()
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_send().
+ * Return: as dat_ep_post_send().
+ */
+DAT_RETURN kdapl_ep_post_send(struct kdapl_owner *owner,
+			      DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			      DAT_LMR_TRIPLET *local_iov,
+			      DAT_DTO_COOKIE user_cookie,
+			      DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_SEND,
+		.op = DAT_DTO_SEND,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS |
+			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_flags = DAT_INVALID_ARG5,
+	};
+
+	return kdapl_dto_post_request(owner, ep_handle, &req);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_send);
 
 /**
  * dat_ep_post_send() - send a message over the connection of an Endpoint
@@ -1420,8 +1817,39 @@ DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 			    DAT_DTO_COOKIE user_cookie,
 			    DAT_COMPLETION_FLAGS completion_flags)
 {
+	return kdapl_ep_post_send(&kdapl_kernel_owner, ep_handle, num_segments,
+				  local_iov, user_cookie, completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_send);
+
+/**
+ * kdapl_ep_post_send_with_invalidate() - dat_ep_post_send_with_invalidate() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_send_with_invalidate()
+ * @num_segments: as for dat_ep_post_send_with_invalidate()
+ * @local_iov: as for dat_ep_post_send_with_invalidate()
+ * @user_cookie: as for dat_ep_post_send_with_invalidate()
+ * @completion_flags: as for dat_ep_post_send_with_invalidate()
+ * @invalidate_flag: as for dat_ep_post_send_with_invalidate()
+ * @rmr_context: as for dat_ep_post_send_with_invalidate()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_send_with_invalidate().
+ * Return: as dat_ep_post_send_with_invalidate().
+ */
+DAT_RETURN kdapl_ep_post_send_with_invalidate(struct kdapl_owner *owner,
+					      DAT_EP_HANDLE ep_handle,
+					      DAT_COUNT num_segments,
+					      DAT_LMR_TRIPLET *local_iov,
+					      DAT_DTO_COOKIE user_cookie,
+					      DAT_COMPLETION_FLAGS completion_flags,
+					      DAT_BOOLEAN invalidate_flag,
+					      DAT_RMR_CONTEXT rmr_context)
+{
 	struct kdapl_dto_req req = {
-		.opcode = IB_WR_SEND,
+		.opcode = invalidate_flag ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
 		.op = DAT_DTO_SEND,
 		.use = KDAPL_DTO_SOURCE,
 		.n = num_segments,
@@ -1430,14 +1858,22 @@ DAT_RETURN dat_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
 		.flags = completion_flags,
 		.allowed = KDAPL_DTO_REQUEST_FLAGS |
 			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.inv_rkey = invalidate_flag ? rmr_context : 0,
 		.arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3,
 		.arg_flags = DAT_INVALID_ARG5,
 	};
 
-	return kdapl_dto_post_request(ep_handle, &req);
+	if (invalidate_flag != DAT_TRUE && invalidate_flag != DAT_FALSE) {
+		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_SEND,
+				     user_cookie.as_64, 0, num_segments,
+				     dat_error(DAT_INVALID_PARAMETER,
+					       DAT_INVALID_ARG6));
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	}
+	return kdapl_dto_post_request(owner, ep_handle, &req);
 }
-EXPORT_SYMBOL_GPL(dat_ep_post_send);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_send_with_invalidate);
 
 /**
  * dat_ep_post_send_with_invalidate() - send, and invalidate a peer's RMR
@@ -1463,32 +1899,57 @@ DAT_RETURN dat_ep_post_send_with_invalidate(DAT_EP_HANDLE ep_handle,
 					    DAT_BOOLEAN invalidate_flag,
 					    DAT_RMR_CONTEXT rmr_context)
 {
+	return kdapl_ep_post_send_with_invalidate(&kdapl_kernel_owner,
+						  ep_handle, num_segments,
+						  local_iov, user_cookie,
+						  completion_flags,
+						  invalidate_flag, rmr_context);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_send_with_invalidate);
+
+/**
+ * kdapl_ep_post_rdma_write() - dat_ep_post_rdma_write() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_rdma_write()
+ * @num_segments: as for dat_ep_post_rdma_write()
+ * @local_iov: as for dat_ep_post_rdma_write()
+ * @user_cookie: as for dat_ep_post_rdma_write()
+ * @remote_iov: as for dat_ep_post_rdma_write()
+ * @completion_flags: as for dat_ep_post_rdma_write()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_rdma_write().
+ * Return: as dat_ep_post_rdma_write().
+ */
+DAT_RETURN kdapl_ep_post_rdma_write(struct kdapl_owner *owner,
+				    DAT_EP_HANDLE ep_handle,
+				    DAT_COUNT num_segments,
+				    DAT_LMR_TRIPLET *local_iov,
+				    DAT_DTO_COOKIE user_cookie,
+				    const DAT_RMR_TRIPLET *remote_iov,
+				    DAT_COMPLETION_FLAGS completion_flags)
+{
 	struct kdapl_dto_req req = {
-		.opcode = invalidate_flag ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
-		.op = DAT_DTO_SEND,
+		.opcode = IB_WR_RDMA_WRITE,
+		.op = DAT_DTO_RDMA_WRITE,
 		.use = KDAPL_DTO_SOURCE,
 		.n = num_segments,
 		.iov = local_iov,
+		.remote = remote_iov,
 		.cookie = user_cookie,
 		.flags = completion_flags,
-		.allowed = KDAPL_DTO_REQUEST_FLAGS |
-			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
-		.inv_rkey = invalidate_flag ? rmr_context : 0,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS,
 		.arg_n = DAT_INVALID_ARG2,
 		.arg_iov = DAT_INVALID_ARG3,
-		.arg_flags = DAT_INVALID_ARG5,
+		.arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG6,
 	};
 
-	if (invalidate_flag != DAT_TRUE && invalidate_flag != DAT_FALSE) {
-		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle, DAT_DTO_SEND,
-				     user_cookie.as_64, 0, num_segments,
-				     dat_error(DAT_INVALID_PARAMETER,
-					       DAT_INVALID_ARG6));
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	}
-	return kdapl_dto_post_request(ep_handle, &req);
+	return kdapl_dto_post_request(owner, ep_handle, &req);
 }
-EXPORT_SYMBOL_GPL(dat_ep_post_send_with_invalidate);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_rdma_write);
 
 /**
  * dat_ep_post_rdma_write() - write local data into a peer's buffer
@@ -1522,10 +1983,40 @@ DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
 				  const DAT_RMR_TRIPLET *remote_iov,
 				  DAT_COMPLETION_FLAGS completion_flags)
 {
+	return kdapl_ep_post_rdma_write(&kdapl_kernel_owner, ep_handle,
+					num_segments, local_iov, user_cookie,
+					remote_iov, completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_write);
+
+/**
+ * kdapl_ep_post_rdma_read() - dat_ep_post_rdma_read() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_rdma_read()
+ * @num_segments: as for dat_ep_post_rdma_read()
+ * @local_iov: as for dat_ep_post_rdma_read()
+ * @user_cookie: as for dat_ep_post_rdma_read()
+ * @remote_iov: as for dat_ep_post_rdma_read()
+ * @completion_flags: as for dat_ep_post_rdma_read()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_rdma_read().
+ * Return: as dat_ep_post_rdma_read().
+ */
+DAT_RETURN kdapl_ep_post_rdma_read(struct kdapl_owner *owner,
+				   DAT_EP_HANDLE ep_handle,
+				   DAT_COUNT num_segments,
+				   DAT_LMR_TRIPLET *local_iov,
+				   DAT_DTO_COOKIE user_cookie,
+				   const DAT_RMR_TRIPLET *remote_iov,
+				   DAT_COMPLETION_FLAGS completion_flags)
+{
 	struct kdapl_dto_req req = {
-		.opcode = IB_WR_RDMA_WRITE,
-		.op = DAT_DTO_RDMA_WRITE,
-		.use = KDAPL_DTO_SOURCE,
+		.opcode = IB_WR_RDMA_READ,
+		.op = DAT_DTO_RDMA_READ,
+		.use = KDAPL_DTO_READ_SINK,
 		.n = num_segments,
 		.iov = local_iov,
 		.remote = remote_iov,
@@ -1538,9 +2029,9 @@ DAT_RETURN dat_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
 		.arg_flags = DAT_INVALID_ARG6,
 	};
 
-	return kdapl_dto_post_request(ep_handle, &req);
+	return kdapl_dto_post_request(owner, ep_handle, &req);
 }
-EXPORT_SYMBOL_GPL(dat_ep_post_rdma_write);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_rdma_read);
 
 /**
  * dat_ep_post_rdma_read() - read a peer's buffer into local memory
@@ -1570,25 +2061,60 @@ DAT_RETURN dat_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
 				 const DAT_RMR_TRIPLET *remote_iov,
 				 DAT_COMPLETION_FLAGS completion_flags)
 {
+	return kdapl_ep_post_rdma_read(&kdapl_kernel_owner, ep_handle,
+				       num_segments, local_iov, user_cookie,
+				       remote_iov, completion_flags);
+}
+EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read);
+
+/**
+ * kdapl_ep_post_rdma_read_to_rmr() - dat_ep_post_rdma_read_to_rmr() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_post_rdma_read_to_rmr()
+ * @local_iov: as for dat_ep_post_rdma_read_to_rmr()
+ * @user_cookie: as for dat_ep_post_rdma_read_to_rmr()
+ * @remote_iov: as for dat_ep_post_rdma_read_to_rmr()
+ * @completion_flags: as for dat_ep_post_rdma_read_to_rmr()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_post_rdma_read_to_rmr().
+ * Return: as dat_ep_post_rdma_read_to_rmr().
+ */
+DAT_RETURN kdapl_ep_post_rdma_read_to_rmr(struct kdapl_owner *owner,
+					  DAT_EP_HANDLE ep_handle,
+					  const DAT_RMR_TRIPLET *local_iov,
+					  DAT_DTO_COOKIE user_cookie,
+					  const DAT_RMR_TRIPLET *remote_iov,
+					  DAT_COMPLETION_FLAGS completion_flags)
+{
 	struct kdapl_dto_req req = {
 		.opcode = IB_WR_RDMA_READ,
 		.op = DAT_DTO_RDMA_READ,
 		.use = KDAPL_DTO_READ_SINK,
-		.n = num_segments,
-		.iov = local_iov,
+		.n = local_iov ? 1 : 0,
+		.rmr_iov = local_iov,
 		.remote = remote_iov,
 		.cookie = user_cookie,
 		.flags = completion_flags,
 		.allowed = KDAPL_DTO_REQUEST_FLAGS,
 		.arg_n = DAT_INVALID_ARG2,
-		.arg_iov = DAT_INVALID_ARG3,
-		.arg_remote = DAT_INVALID_ARG5,
-		.arg_flags = DAT_INVALID_ARG6,
+		.arg_iov = DAT_INVALID_ARG2,
+		.arg_remote = DAT_INVALID_ARG4,
+		.arg_flags = DAT_INVALID_ARG5,
 	};
 
-	return kdapl_dto_post_request(ep_handle, &req);
+	if (!local_iov) {
+		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle,
+				     DAT_DTO_RDMA_READ, user_cookie.as_64, 0,
+				     0, dat_error(DAT_INVALID_PARAMETER,
+						  DAT_INVALID_ARG2));
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	return kdapl_dto_post_request(owner, ep_handle, &req);
 }
-EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_rdma_read_to_rmr);
 
 /**
  * dat_ep_post_rdma_read_to_rmr() - read a peer's buffer into a local RMR
@@ -1618,45 +2144,44 @@ DAT_RETURN dat_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep_handle,
 					const DAT_RMR_TRIPLET *remote_iov,
 					DAT_COMPLETION_FLAGS completion_flags)
 {
-	struct kdapl_dto_req req = {
-		.opcode = IB_WR_RDMA_READ,
-		.op = DAT_DTO_RDMA_READ,
-		.use = KDAPL_DTO_READ_SINK,
-		.n = local_iov ? 1 : 0,
-		.rmr_iov = local_iov,
-		.remote = remote_iov,
-		.cookie = user_cookie,
-		.flags = completion_flags,
-		.allowed = KDAPL_DTO_REQUEST_FLAGS,
-		.arg_n = DAT_INVALID_ARG2,
-		.arg_iov = DAT_INVALID_ARG2,
-		.arg_remote = DAT_INVALID_ARG4,
-		.arg_flags = DAT_INVALID_ARG5,
-	};
-
-	if (!local_iov) {
-		trace_kdapl_dto_post((u64)(uintptr_t)ep_handle,
-				     DAT_DTO_RDMA_READ, user_cookie.as_64, 0,
-				     0, dat_error(DAT_INVALID_PARAMETER,
-						  DAT_INVALID_ARG2));
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	}
-	return kdapl_dto_post_request(ep_handle, &req);
+	return kdapl_ep_post_rdma_read_to_rmr(&kdapl_kernel_owner, ep_handle,
+					      local_iov, user_cookie,
+					      remote_iov, completion_flags);
 }
 EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read_to_rmr);
+
+/* Fill slot @idx of @q for a bind work request. */
+static struct kdapl_dto_slot *kdapl_dto_bind_slot(struct kdapl_dto_ring *q,
+						  u32 idx, struct kdapl_rmr *rmr,
+						  DAT_RMR_COOKIE cookie,
+						  u8 flags, u8 op)
+{
+	struct kdapl_dto_slot *s = &q->slots[idx & q->mask];
+
+	s->op = op;
+	s->flags = flags;
+	s->cookie = cookie;
+	s->rmr = rmr;
+	s->length = 0;
+	s->nlmr = 0;
+	return s;
+}
 
 /**
  * kdapl_dto_post_bind() - post the work requests of an RMR bind
  * @ep: the EP the bind is posted on
- * @rmr: the RMR; its MR is already mapped and keyed for a bind
+ * @rmr: the RMR
  * @inv_key: key to invalidate first (the RMR's current binding), or 0
- * @reg: post the registration of the new binding (false: unbind only)
+ * @reg_mr: the MR to register for the new binding, mapped and keyed; NULL
+ *	for an unbind
  * @access: IB_ACCESS_* flags of the new binding
  * @cookie: returned in the DAT_RMR_BIND_COMPLETION_EVENT
  * @flags: completion flags (checked by the caller)
  *
  * The invalidation, if any, is unsignalled and reports nothing of its
- * own; the last work request completes the bind.  Allocation-free.
+ * own; the last work request completes the bind, and its completion
+ * calls kdapl_rmr_bind_done() before any event is delivered.
+ * Allocation-free.
  *
  * Context: any context; takes ep->lock.  dat_rmr_bind() calls it with
  * the IA lock held.
@@ -1666,22 +2191,26 @@ EXPORT_SYMBOL_GPL(dat_ep_post_rdma_read_to_rmr);
  * queue is full or the device refuses the post.
  */
 DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
-			       u32 inv_key, bool reg, int access,
+			       u32 inv_key, struct ib_mr *reg_mr, int access,
 			       DAT_RMR_COOKIE cookie,
 			       DAT_COMPLETION_FLAGS flags)
 {
-	struct kdapl_dto_slot *s, *inv_slot = NULL;
-	struct kdapl_dto_ring *q;
+	unsigned int need = (inv_key ? 1 : 0) + (reg_mr ? 1 : 0);
 	struct ib_send_wr inv = {}, *first;
-	struct ib_reg_wr wr = {};
-	unsigned long irqflags;
-	unsigned int need = (inv_key ? 1 : 0) + (reg ? 1 : 0);
 	u8 slot_flags = KDAPL_DTO_BIND;
 	DAT_RETURN ret = DAT_SUCCESS;
+	struct ib_reg_wr wr = {};
+	struct kdapl_dto_ring *q;
+	struct kdapl_dto_slot *s;
+	unsigned long irqflags;
 	struct ib_qp *qp;
 	int send_flags;
 
 	spin_lock_irqsave(&ep->lock, irqflags);
+	if (!ep->dto) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
 	qp = kdapl_dto_connected_qp(ep, &ret);
 	if (!qp)
 		goto unlock;
@@ -1697,55 +2226,47 @@ DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto unlock;
 	}
-	if (inv_key) {
-		inv_slot = &q->slots[q->head & q->mask];
-		inv_slot->op = KDAPL_DTO_OP_UNBIND;
-		inv_slot->flags = KDAPL_DTO_INTERNAL;
-		inv_slot->length = 0;
-		inv_slot->cookie = cookie;
-		inv.opcode = IB_WR_LOCAL_INV;
-		inv.wr_cqe = &inv_slot->cqe;
-		inv.ex.invalidate_rkey = inv_key;
-		q->head++;
-	}
-	s = &q->slots[q->head & q->mask];
-	s->op = DAT_DTO_BIND_MW;
-	s->cookie = cookie;
-	s->rmr = kdapl_object_handle(&rmr->obj);
-	s->length = 0;
-	send_flags = kdapl_dto_send_flags(q, flags, &slot_flags);
-	s->flags = slot_flags;
-	if (reg) {
+	send_flags = kdapl_dto_send_flags(flags, &slot_flags);
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.ex.invalidate_rkey = inv_key;
+	if (reg_mr) {
 		wr.wr.opcode = IB_WR_REG_MR;
-		wr.wr.wr_cqe = &s->cqe;
 		wr.wr.send_flags = send_flags;
-		wr.mr = rmr->mr;
-		wr.key = rmr->mr->rkey;
+		wr.mr = reg_mr;
+		wr.key = reg_mr->rkey;
 		wr.access = access;
 		inv.next = &wr.wr;
 	} else {
 		/* The invalidation is the whole unbind: it reports. */
-		q->head--;
-		s = inv_slot;
-		s->op = DAT_DTO_BIND_MW;
-		s->rmr = kdapl_object_handle(&rmr->obj);
-		s->flags = slot_flags;
 		inv.send_flags = send_flags;
+	}
+	if (inv_key && reg_mr) {
+		s = kdapl_dto_bind_slot(q, q->head, rmr, cookie,
+					KDAPL_DTO_INTERNAL, KDAPL_DTO_OP_UNBIND);
+		inv.wr_cqe = &s->cqe;
+		s = kdapl_dto_bind_slot(q, q->head + 1, rmr, cookie, slot_flags,
+					DAT_DTO_BIND_MW);
+		wr.wr.wr_cqe = &s->cqe;
+	} else {
+		s = kdapl_dto_bind_slot(q, q->head, rmr, cookie, slot_flags,
+					DAT_DTO_BIND_MW);
+		if (reg_mr)
+			wr.wr.wr_cqe = &s->cqe;
+		else
+			inv.wr_cqe = &s->cqe;
 	}
 	first = inv_key ? &inv : &wr.wr;
 	atomic_inc(&ep->request_outstanding);
 	if (ib_post_send(qp, first, NULL)) {
 		atomic_dec(&ep->request_outstanding);
-		if (inv_key && reg)
-			q->head--;
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 		goto unlock;
 	}
-	q->head++;
+	q->head += need;
 unlock:
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	trace_kdapl_dto_post((u64)(uintptr_t)kdapl_object_handle(&ep->obj),
-			     reg ? DAT_DTO_BIND_MW : KDAPL_DTO_OP_UNBIND,
+			     reg_mr ? DAT_DTO_BIND_MW : KDAPL_DTO_OP_UNBIND,
 			     cookie.as_64, 0, 0, ret);
 	return ret;
 }

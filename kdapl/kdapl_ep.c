@@ -239,7 +239,7 @@ static DAT_RETURN kdapl_ep_get_pz(struct kdapl_ia *ia, DAT_PZ_HANDLE handle,
 	*pzp = NULL;
 	if (handle == DAT_HANDLE_NULL)
 		return DAT_SUCCESS;
-	if (kdapl_get(handle, PZ, DAT_INVALID_HANDLE_PZ, &pz))
+	if (kdapl_get(ia->owner, handle, PZ, DAT_INVALID_HANDLE_PZ, &pz))
 		return bad;
 	if (pz->obj.ia != ia) {
 		kdapl_object_put(&pz->obj);
@@ -262,7 +262,8 @@ static DAT_RETURN kdapl_ep_get_evd(struct kdapl_ia *ia, DAT_EVD_HANDLE handle,
 	*evdp = NULL;
 	if (handle == DAT_HANDLE_NULL)
 		return DAT_SUCCESS;
-	if (kdapl_get(handle, EVD, DAT_INVALID_HANDLE_EVD_ASYNC, &evd))
+	if (kdapl_get(ia->owner, handle, EVD, DAT_INVALID_HANDLE_EVD_ASYNC,
+		      &evd))
 		return bad;
 	if (evd->obj.ia != ia || !(evd->flags & need)) {
 		kdapl_object_put(&evd->obj);
@@ -287,8 +288,10 @@ static void kdapl_ep_max_attr(struct kdapl_ia *ia, DAT_EP_ATTR *max)
 	max->service_type = DAT_SERVICE_TYPE_RC;
 	max->max_message_size = min_t(u64, msg, U32_MAX);
 	max->max_rdma_size = min3(msg, dev->max_mr_size, (u64)U32_MAX);
-	max->max_recv_dtos = dev->max_qp_wr;
-	max->max_request_dtos = dev->max_qp_wr;
+	/* The QP has room for a drain, and for kdapl's own requests. */
+	max->max_recv_dtos = max(dev->max_qp_wr - 1, 0);
+	max->max_request_dtos = max(dev->max_qp_wr - KDAPL_EP_SEND_WR_EXTRA -
+				    1, 0);
 	max->max_recv_iov = dev->max_recv_sge;
 	max->max_request_iov = dev->max_send_sge;
 	max->max_rdma_read_in = dev->max_qp_rd_atom;
@@ -348,10 +351,16 @@ void kdapl_ep_default_attr(struct kdapl_ia *ia, DAT_EP_ATTR *attr)
 				       max.max_rdma_write_iov);
 }
 
+/*
+ * The receive completion flags of dat_ep_modify(): default, notification
+ * suppression (then dat_ep_post_recv() takes
+ * DAT_COMPLETION_UNSIGNALLED_FLAG), solicited wait, EVD threshold.
+ */
 static bool kdapl_ep_recv_flags_ok(DAT_COMPLETION_FLAGS flags)
 {
 	switch (flags) {
 	case DAT_COMPLETION_DEFAULT_FLAG:
+	case DAT_COMPLETION_SUPPRESS_FLAG:
 	case DAT_COMPLETION_SOLICITED_WAIT_FLAG:
 	case DAT_COMPLETION_EVD_THRESHOLD_FLAG:
 		return true;
@@ -499,14 +508,15 @@ static void kdapl_ep_detach_streams(struct kdapl_evd *recv_evd,
 		kdapl_evd_detach_stream(request_evd, KDAPL_STREAM_REQUEST);
 }
 
-static DAT_RETURN kdapl_ep_create(DAT_IA_HANDLE ia_handle,
-				  DAT_PZ_HANDLE pz_handle,
-				  DAT_EVD_HANDLE recv_evd_handle,
-				  DAT_EVD_HANDLE request_evd_handle,
-				  DAT_EVD_HANDLE connect_evd_handle,
-				  bool with_srq, DAT_SRQ_HANDLE srq_handle,
-				  const DAT_EP_ATTR *ep_attributes,
-				  DAT_EP_HANDLE *ep_handle)
+static DAT_RETURN kdapl_ep_new(struct kdapl_owner *owner,
+			       DAT_IA_HANDLE ia_handle,
+			       DAT_PZ_HANDLE pz_handle,
+			       DAT_EVD_HANDLE recv_evd_handle,
+			       DAT_EVD_HANDLE request_evd_handle,
+			       DAT_EVD_HANDLE connect_evd_handle,
+			       bool with_srq, DAT_SRQ_HANDLE srq_handle,
+			       const DAT_EP_ATTR *ep_attributes,
+			       DAT_EP_HANDLE *ep_handle)
 {
 	DAT_RETURN_SUBTYPE attr_arg = with_srq ? DAT_INVALID_ARG7 :
 						 DAT_INVALID_ARG6;
@@ -522,11 +532,11 @@ static DAT_RETURN kdapl_ep_create(DAT_IA_HANDLE ia_handle,
 	if (!ep_handle)
 		return dat_error(DAT_INVALID_PARAMETER, out_arg);
 
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
 		return ret;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -568,7 +578,8 @@ static DAT_RETURN kdapl_ep_create(DAT_IA_HANDLE ia_handle,
 	if (ret)
 		goto unlock;
 	if (with_srq) {
-		ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+		ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ,
+				&srq);
 		if (ret)
 			goto unlock;
 		links.srq = srq;
@@ -649,6 +660,37 @@ put_ia:
 }
 
 /**
+ * kdapl_ep_create() - dat_ep_create() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_ep_create()
+ * @pz_handle: as for dat_ep_create()
+ * @recv_evd_handle: as for dat_ep_create()
+ * @request_evd_handle: as for dat_ep_create()
+ * @connect_evd_handle: as for dat_ep_create()
+ * @ep_attributes: as for dat_ep_create()
+ * @ep_handle: as for dat_ep_create()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_create().
+ * Return: as dat_ep_create().
+ */
+DAT_RETURN kdapl_ep_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			   DAT_PZ_HANDLE pz_handle,
+			   DAT_EVD_HANDLE recv_evd_handle,
+			   DAT_EVD_HANDLE request_evd_handle,
+			   DAT_EVD_HANDLE connect_evd_handle,
+			   const DAT_EP_ATTR *ep_attributes,
+			   DAT_EP_HANDLE *ep_handle)
+{
+	return kdapl_ep_new(owner, ia_handle, pz_handle, recv_evd_handle,
+			    request_evd_handle, connect_evd_handle, false,
+			    DAT_HANDLE_NULL, ep_attributes, ep_handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_create);
+
+/**
  * dat_ep_create() - create an Endpoint
  * @ia_handle: the IA the EP belongs to
  * @pz_handle: its Protection Zone, or DAT_HANDLE_NULL
@@ -698,11 +740,45 @@ DAT_RETURN dat_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			 const DAT_EP_ATTR *ep_attributes,
 			 DAT_EP_HANDLE *ep_handle)
 {
-	return kdapl_ep_create(ia_handle, pz_handle, recv_evd_handle,
-			       request_evd_handle, connect_evd_handle, false,
-			       DAT_HANDLE_NULL, ep_attributes, ep_handle);
+	return kdapl_ep_create(&kdapl_kernel_owner, ia_handle, pz_handle,
+			       recv_evd_handle, request_evd_handle,
+			       connect_evd_handle, ep_attributes, ep_handle);
 }
 EXPORT_SYMBOL_GPL(dat_ep_create);
+
+/**
+ * kdapl_ep_create_with_srq() - dat_ep_create_with_srq() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_ep_create_with_srq()
+ * @pz_handle: as for dat_ep_create_with_srq()
+ * @recv_evd_handle: as for dat_ep_create_with_srq()
+ * @request_evd_handle: as for dat_ep_create_with_srq()
+ * @connect_evd_handle: as for dat_ep_create_with_srq()
+ * @srq_handle: as for dat_ep_create_with_srq()
+ * @ep_attributes: as for dat_ep_create_with_srq()
+ * @ep_handle: as for dat_ep_create_with_srq()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_create_with_srq().
+ * Return: as dat_ep_create_with_srq().
+ */
+DAT_RETURN kdapl_ep_create_with_srq(struct kdapl_owner *owner,
+				    DAT_IA_HANDLE ia_handle,
+				    DAT_PZ_HANDLE pz_handle,
+				    DAT_EVD_HANDLE recv_evd_handle,
+				    DAT_EVD_HANDLE request_evd_handle,
+				    DAT_EVD_HANDLE connect_evd_handle,
+				    DAT_SRQ_HANDLE srq_handle,
+				    const DAT_EP_ATTR *ep_attributes,
+				    DAT_EP_HANDLE *ep_handle)
+{
+	return kdapl_ep_new(owner, ia_handle, pz_handle, recv_evd_handle,
+			    request_evd_handle, connect_evd_handle, true,
+			    srq_handle, ep_attributes, ep_handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_create_with_srq);
 
 /**
  * dat_ep_create_with_srq() - create an Endpoint taking its receives from
@@ -733,9 +809,10 @@ DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
 				  const DAT_EP_ATTR *ep_attributes,
 				  DAT_EP_HANDLE *ep_handle)
 {
-	return kdapl_ep_create(ia_handle, pz_handle, recv_evd_handle,
-			       request_evd_handle, connect_evd_handle, true,
-			       srq_handle, ep_attributes, ep_handle);
+	return kdapl_ep_create_with_srq(&kdapl_kernel_owner, ia_handle,
+					pz_handle, recv_evd_handle,
+					request_evd_handle, connect_evd_handle,
+					srq_handle, ep_attributes, ep_handle);
 }
 EXPORT_SYMBOL_GPL(dat_ep_create_with_srq);
 
@@ -752,35 +829,27 @@ static DAT_HANDLE kdapl_ep_obj_handle(struct kdapl_object *obj)
 })
 
 /**
- * dat_ep_query() - read parameters of an Endpoint
- * @ep_handle: the EP
- * @mask: DAT_EP_FIELD_* bits of the parameters wanted
- * @param: filled with the parameters selected by @mask; other fields are
- *	not written
+ * kdapl_ep_query() - dat_ep_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_query()
+ * @mask: as for dat_ep_query()
+ * @param: as for dat_ep_query()
  *
- * Handles of objects the EP does not use are DAT_HANDLE_NULL.  The
- * address pointers point into the EP and stay valid until it is freed;
- * the addresses are all zero until a connection sets them.  No transport
- * or provider specific attribute exists: counts 0, pointers NULL.  The
- * communicator triple is all zero (an EP is not a socket).
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: any context.
- * Return:
- * * %DAT_SUCCESS - done.
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @mask has bits outside
- *   %DAT_EP_FIELD_ALL.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL.
+ * Context: as dat_ep_query().
+ * Return: as dat_ep_query().
  */
-DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
-			DAT_EP_PARAM *param)
+DAT_RETURN kdapl_ep_query(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			  DAT_EP_PARAM_MASK mask, DAT_EP_PARAM *param)
 {
 	struct kdapl_ep *ep;
 	unsigned long flags;
 	DAT_EP_ATTR *attr;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
 	if (mask & ~DAT_EP_FIELD_ALL) {
@@ -865,6 +934,34 @@ DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
 out:
 	kdapl_object_put(&ep->obj);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_query);
+
+/**
+ * dat_ep_query() - read parameters of an Endpoint
+ * @ep_handle: the EP
+ * @mask: DAT_EP_FIELD_* bits of the parameters wanted
+ * @param: filled with the parameters selected by @mask; other fields are
+ *	not written
+ *
+ * Handles of objects the EP does not use are DAT_HANDLE_NULL.  The
+ * address pointers point into the EP and stay valid until it is freed;
+ * the addresses are all zero until a connection sets them.  No transport
+ * or provider specific attribute exists: counts 0, pointers NULL.  The
+ * communicator triple is all zero (an EP is not a socket).
+ *
+ * Context: any context.
+ * Return:
+ * * %DAT_SUCCESS - done.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @mask has bits outside
+ *   %DAT_EP_FIELD_ALL.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL.
+ */
+DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
+			DAT_EP_PARAM *param)
+{
+	return kdapl_ep_query(&kdapl_kernel_owner, ep_handle, mask, param);
 }
 EXPORT_SYMBOL_GPL(dat_ep_query);
 
@@ -1034,45 +1131,20 @@ static DAT_RETURN kdapl_ep_move_streams(const struct kdapl_ep_streams *from,
 }
 
 /**
- * dat_ep_modify() - change parameters of an Endpoint
- * @ep_handle: the EP
- * @mask: DAT_EP_FIELD_* bits of the parameters to change
- * @param: the new values of the parameters selected by @mask
+ * kdapl_ep_modify() - dat_ep_modify() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_modify()
+ * @mask: as for dat_ep_modify()
+ * @param: as for dat_ep_modify()
  *
- * Which parameter may change in which state follows the table of the
- * DAT specification (kdapl_ep_fields[]): the PZ only in the quiescent
- * states (UNCONNECTED, TENTATIVE_CONNECTION_PENDING); the EVDs and the
- * attributes before a connection is requested or accepted
- * (UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING,
- * TENTATIVE_CONNECTION_PENDING); the transport and provider specific
- * attributes only when UNCONNECTED; the IA, state, communicator,
- * addresses, port qualifiers and SRQ never.  The receive completion
- * flags cannot change once a receive was posted.  New handles are
- * checked as dat_ep_create() checks them, and the streams move to the
- * new EVDs under the same completion-flag rules.  Nothing changes unless
- * everything can.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return:
- * * %DAT_SUCCESS - done (also for an empty @mask).
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP
- *   (or the EP is freed meanwhile).
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @mask has bits outside
- *   %DAT_EP_FIELD_ALL or selects a parameter that can never be modified.
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is in a state
- *   (named by the subtype) in which one of the parameters cannot be
- *   modified, or the receive completion flags would change after
- *   receives were posted.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL, or a new
- *   value is invalid, unsupported or above the device limits, or a new
- *   handle is not a PZ or an EVD of the IA taking the stream.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - the new completion
- *   flags or EVDs break the rules for the streams sharing an EVD (see
- *   dat_ep_create()).
- * * %DAT_INVALID_STATE - the IA lost its device.
+ * Context: as dat_ep_modify().
+ * Return: as dat_ep_modify().
  */
-DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
-			 const DAT_EP_PARAM *param)
+DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
+			   DAT_EP_PARAM_MASK mask, const DAT_EP_PARAM *param)
 {
 	struct kdapl_ep_links found, links, old;
 	struct kdapl_ep_streams from, to;
@@ -1084,7 +1156,7 @@ DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
 	DAT_RETURN ret;
 	u32 states;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
 	ia = ep->obj.ia;
@@ -1181,6 +1253,9 @@ DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
 		old.request_evd = ep->request_evd;
 	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
 		old.connect_evd = ep->connect_evd;
+	/* Receives posted for the old PZ fail with the old receive EVD. */
+	if (links.pz != ep->pz)
+		kdapl_dto_pz_changed(ep, links.pz);
 	ep->pz = links.pz;
 	ep->recv_evd = links.recv_evd;
 	ep->request_evd = links.request_evd;
@@ -1202,7 +1277,106 @@ put:
 	kdapl_object_put(&ep->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_modify);
+
+/**
+ * dat_ep_modify() - change parameters of an Endpoint
+ * @ep_handle: the EP
+ * @mask: DAT_EP_FIELD_* bits of the parameters to change
+ * @param: the new values of the parameters selected by @mask
+ *
+ * Which parameter may change in which state follows the table of the
+ * DAT specification (kdapl_ep_fields[]): the PZ only in the quiescent
+ * states (UNCONNECTED, TENTATIVE_CONNECTION_PENDING); the EVDs and the
+ * attributes before a connection is requested or accepted
+ * (UNCONNECTED, RESERVED, PASSIVE_CONNECTION_PENDING,
+ * TENTATIVE_CONNECTION_PENDING); the transport and provider specific
+ * attributes only when UNCONNECTED; the IA, state, communicator,
+ * addresses, port qualifiers and SRQ never.  The receive completion
+ * flags cannot change once a receive was posted.  New handles are
+ * checked as dat_ep_create() checks them, and the streams move to the
+ * new EVDs under the same completion-flag rules.  Nothing changes unless
+ * everything can.
+ *
+ * Context: process context, may sleep.
+ * Return:
+ * * %DAT_SUCCESS - done (also for an empty @mask).
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP
+ *   (or the EP is freed meanwhile).
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @mask has bits outside
+ *   %DAT_EP_FIELD_ALL or selects a parameter that can never be modified.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is in a state
+ *   (named by the subtype) in which one of the parameters cannot be
+ *   modified, or the receive completion flags would change after
+ *   receives were posted.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @param is NULL, or a new
+ *   value is invalid, unsupported or above the device limits, or a new
+ *   handle is not a PZ or an EVD of the IA taking the stream.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - the new completion
+ *   flags or EVDs break the rules for the streams sharing an EVD (see
+ *   dat_ep_create()).
+ * * %DAT_INVALID_STATE - the IA lost its device.
+ */
+DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
+			 const DAT_EP_PARAM *param)
+{
+	return kdapl_ep_modify(&kdapl_kernel_owner, ep_handle, mask, param);
+}
 EXPORT_SYMBOL_GPL(dat_ep_modify);
+
+/*
+ * No receive outstanding at the EP.  An EP with an SRQ posts none of its
+ * own, but the device may be filling one it took from the SRQ whenever
+ * its QP exists: it is idle only without one (the QP is drained and
+ * destroyed before the EP lets go of it).
+ */
+static bool kdapl_ep_recv_idle(struct kdapl_ep *ep)
+{
+	if (READ_ONCE(ep->srq))
+		return !READ_ONCE(ep->qp);
+	return !atomic_read(&ep->recv_outstanding);
+}
+
+/**
+ * kdapl_ep_get_status() - dat_ep_get_status() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_get_status()
+ * @ep_state: as for dat_ep_get_status()
+ * @recv_idle: as for dat_ep_get_status()
+ * @request_idle: as for dat_ep_get_status()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_get_status().
+ * Return: as dat_ep_get_status().
+ */
+DAT_RETURN kdapl_ep_get_status(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
+			       DAT_BOOLEAN *recv_idle,
+			       DAT_BOOLEAN *request_idle)
+{
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	if (ep_state) {
+		spin_lock_irqsave(&ep->lock, flags);
+		*ep_state = ep->state;
+		spin_unlock_irqrestore(&ep->lock, flags);
+	}
+	if (recv_idle)
+		*recv_idle = kdapl_ep_recv_idle(ep) ? DAT_TRUE : DAT_FALSE;
+	if (request_idle)
+		*request_idle = atomic_read(&ep->request_outstanding) ?
+				DAT_FALSE : DAT_TRUE;
+	kdapl_object_put(&ep->obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_get_status);
 
 /**
  * dat_ep_get_status() - snapshot of the state and activity of an Endpoint
@@ -1213,6 +1387,9 @@ EXPORT_SYMBOL_GPL(dat_ep_modify);
  *	bind is outstanding, or NULL
  *
  * A snapshot only: the values may be stale by the time they are read.
+ * A request is outstanding until it completes, unsignalled ones too.  An
+ * EP with an SRQ has a receive outstanding whenever its connection's QP
+ * exists, since the device may be filling one it took from the SRQ.
  *
  * Context: any context.
  * Return:
@@ -1220,58 +1397,32 @@ EXPORT_SYMBOL_GPL(dat_ep_modify);
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP.
  */
 DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
-			     DAT_BOOLEAN *recv_idle,
-			     DAT_BOOLEAN *request_idle)
+			     DAT_BOOLEAN *recv_idle, DAT_BOOLEAN *request_idle)
 {
-	struct kdapl_ep *ep;
-	unsigned long flags;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
-	if (ep_state) {
-		spin_lock_irqsave(&ep->lock, flags);
-		*ep_state = ep->state;
-		spin_unlock_irqrestore(&ep->lock, flags);
-	}
-	if (recv_idle)
-		*recv_idle = atomic_read(&ep->recv_outstanding) ?
-			     DAT_FALSE : DAT_TRUE;
-	if (request_idle)
-		*request_idle = atomic_read(&ep->request_outstanding) ?
-				DAT_FALSE : DAT_TRUE;
-	kdapl_object_put(&ep->obj);
-	return DAT_SUCCESS;
+	return kdapl_ep_get_status(&kdapl_kernel_owner, ep_handle, ep_state,
+				   recv_idle, request_idle);
 }
 EXPORT_SYMBOL_GPL(dat_ep_get_status);
 
 /**
- * dat_ep_reset() - bring a disconnected Endpoint back to UNCONNECTED
- * @ep_handle: the EP
+ * kdapl_ep_reset() - dat_ep_reset() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_reset()
  *
- * Allowed only in DAT_EP_STATE_DISCONNECTED once every DTO posted to the
- * EP has completed; the EP keeps its attributes, PZ and EVDs and can be
- * connected again.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return:
- * * %DAT_SUCCESS - the EP is in DAT_EP_STATE_UNCONNECTED.
- * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP
- *   (or the EP is freed meanwhile).
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is not
- *   disconnected; the subtype names its state.
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_COMPLPENDING - the EP is
- *   disconnected but DTOs are still outstanding.
+ * Context: as dat_ep_reset().
+ * Return: as dat_ep_reset().
  */
-DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
+DAT_RETURN kdapl_ep_reset(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
 {
 	struct kdapl_ia *ia;
 	struct kdapl_ep *ep;
 	unsigned long flags;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
 	ia = ep->obj.ia;
@@ -1303,6 +1454,30 @@ unlock:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_reset);
+
+/**
+ * dat_ep_reset() - bring a disconnected Endpoint back to UNCONNECTED
+ * @ep_handle: the EP
+ *
+ * Allowed only in DAT_EP_STATE_DISCONNECTED once every DTO posted to the
+ * EP has completed; the EP keeps its attributes, PZ and EVDs and can be
+ * connected again.
+ *
+ * Context: process context, may sleep.
+ * Return:
+ * * %DAT_SUCCESS - the EP is in DAT_EP_STATE_UNCONNECTED.
+ * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP
+ *   (or the EP is freed meanwhile).
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is not
+ *   disconnected; the subtype names its state.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_COMPLPENDING - the EP is
+ *   disconnected but DTOs are still outstanding.
+ */
+DAT_RETURN dat_ep_reset(DAT_EP_HANDLE ep_handle)
+{
+	return kdapl_ep_reset(&kdapl_kernel_owner, ep_handle);
 }
 EXPORT_SYMBOL_GPL(dat_ep_reset);
 
@@ -1349,6 +1524,39 @@ static void kdapl_ep_destroy(struct kdapl_ep *ep)
 }
 
 /**
+ * kdapl_ep_free() - dat_ep_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_free()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_free().
+ * Return: as dat_ep_free().
+ */
+DAT_RETURN kdapl_ep_free(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
+{
+	struct kdapl_ia *ia;
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+
+	mutex_lock(&ia->lock);
+	if (kdapl_object_unpublish(&ep->obj))
+		kdapl_ep_destroy(ep);
+	else
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_free);
+
+/**
  * dat_ep_free() - free an Endpoint
  * @ep_handle: the EP
  *
@@ -1363,23 +1571,7 @@ static void kdapl_ep_destroy(struct kdapl_ep *ep)
  */
 DAT_RETURN dat_ep_free(DAT_EP_HANDLE ep_handle)
 {
-	struct kdapl_ia *ia;
-	struct kdapl_ep *ep;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
-	if (ret)
-		return ret;
-	ia = ep->obj.ia;
-
-	mutex_lock(&ia->lock);
-	if (kdapl_object_unpublish(&ep->obj))
-		kdapl_ep_destroy(ep);
-	else
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	mutex_unlock(&ia->lock);
-	kdapl_object_put(&ep->obj);
-	return ret;
+	return kdapl_ep_free(&kdapl_kernel_owner, ep_handle);
 }
 EXPORT_SYMBOL_GPL(dat_ep_free);
 
@@ -1423,7 +1615,7 @@ static void kdapl_ep_detach(struct kdapl_object *obj)
 	 * The queue pair and the connection identifier are destroyed, a
 	 * connected EP becomes disconnected.
 	 */
-	kdapl_cm_ep_detach(container_of(obj, struct kdapl_ep, obj));
+	kdapl_cm_ep_break(container_of(obj, struct kdapl_ep, obj));
 }
 
 static void kdapl_ep_release(struct kdapl_object *obj)

@@ -8,10 +8,18 @@
  * freeing and the stream bookkeeping against the EP code.  evd->lock, a
  * spinlock taken with interrupts disabled (kdapl_evd_lock()), protects
  * the ring, the upcall policy and object and the counters, so that
- * events can be posted and dequeued from any context.  Upcalls are
- * always called without evd->lock held.  An event for a
- * SINGLE_INSTANCE upcall with nothing queued and no upcall running
- * takes a lock-free path instead (see KDAPL_EVD_SI_IDLE).
+ * events can be queued and dequeued from any context, with any other
+ * kdapl lock held.
+ *
+ * Upcalls are called with no kdapl lock held, from one of two places:
+ * the completion handlers of the EVD's own CQ (softirq), and the EVD's
+ * kick work on kdapl_wq, which delivers whatever kdapl_evd_post()
+ * queued (process context; with bottom halves disabled when the EVD
+ * takes DTO or RMR bind completions, so that its upcalls always run in
+ * one kind of context).  dat_evd_post_se() delivers software events in
+ * its caller's context, as DAT asks.  An event for a SINGLE_INSTANCE
+ * upcall with nothing queued and no upcall running takes a lock-free
+ * path instead (see KDAPL_EVD_SI_IDLE).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -28,6 +36,12 @@
 	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG |	\
 	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG |		\
 	 DAT_EVD_ASYNC_FLAG)
+
+/*
+ * Least CQ of an EVD on a device that cannot resize CQs: the completions
+ * of a dozen EPs with default attributes, both streams (about 160 each).
+ */
+#define KDAPL_EVD_CQ_MIN	2048
 
 /* Streams fed by the completion queue. */
 #define KDAPL_EVD_CQ_STREAMS	(DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG)
@@ -87,9 +101,11 @@ static DAT_RETURN kdapl_evd_ia_usable(struct kdapl_ia *ia)
 	return DAT_SUCCESS;
 }
 
+/* The ring: sized by the consumer, charged to its memory cgroup. */
 static DAT_EVENT *kdapl_evd_alloc_ring(DAT_COUNT qlen)
 {
-	return kvcalloc(qlen, sizeof(DAT_EVENT), GFP_KERNEL | __GFP_NOWARN);
+	return kvcalloc(qlen, sizeof(DAT_EVENT),
+			GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 /* ---------------------------------------------------------------------
@@ -298,7 +314,7 @@ static void kdapl_evd_notify(struct kdapl_evd *evd, const DAT_EVENT *event,
 }
 
 /**
- * kdapl_evd_si_finish - end a fast-path upcall that was taken over
+ * kdapl_evd_si_finish() - end a fast-path upcall that was taken over
  * @evd: the EVD
  *
  * See kdapl_evd_si_deliver(): someone took evd->lock while the upcall
@@ -317,13 +333,13 @@ void kdapl_evd_si_finish(struct kdapl_evd *evd)
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_si_finish);
 
 /**
- * kdapl_evd_deliver_slow - kdapl_evd_deliver() when the fast path is off
+ * kdapl_evd_deliver_slow() - kdapl_evd_deliver() when the fast path is off
  * @evd: as for kdapl_evd_deliver()
  * @ev: as for kdapl_evd_deliver(), with its evd_handle set
  *
  * Delivers the event under evd->lock: to the upcall or into the ring.
  *
- * Context: as kdapl_evd_post().
+ * Context: as kdapl_evd_deliver().
  * Return: as kdapl_evd_deliver().
  */
 int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev)
@@ -360,33 +376,107 @@ int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev)
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_deliver_slow);
 
+/*
+ * Deliver queued events to the upcall, as a post would have: the kick
+ * work of kdapl_evd_post() and of dat_evd_modify_upcall().  Process
+ * context on kdapl_wq, without any kdapl lock; bottom halves disabled
+ * for an EVD fed by a CQ, whose upcalls always run with them disabled.
+ */
+static void kdapl_evd_kick_work(struct work_struct *work)
+{
+	struct kdapl_evd *evd = container_of(work, struct kdapl_evd, kick);
+	bool bh = evd->flags & KDAPL_EVD_CQ_STREAMS;
+	unsigned long flags;
+	DAT_EVENT event;
+
+	if (bh)
+		local_bh_disable();
+	flags = kdapl_evd_lock(evd);
+	if (!evd->ring || !evd->count)
+		goto unlock;
+	switch (evd->policy) {
+	case DAT_UPCALL_SINGLE_INSTANCE:
+		if (evd->upcalls_running)
+			break;	/* the running upcall delivers them */
+		fallthrough;
+	case DAT_UPCALL_MANY:
+		evd->upcalls_running++;
+		kdapl_evd_run_upcalls(evd, NULL, flags);
+		goto out;
+	case DAT_UPCALL_NOTIFY:
+		event = evd->ring[evd->head];
+		kdapl_evd_notify(evd, &event, flags);
+		goto out;
+	default:
+		break;
+	}
+unlock:
+	kdapl_evd_unlock(evd, flags);
+out:
+	if (bh)
+		local_bh_enable();
+	kdapl_object_put(&evd->obj);
+}
+
+/* Does an event just queued need the kick work?  evd->lock held. */
+static bool kdapl_evd_wants_kick(const struct kdapl_evd *evd)
+{
+	switch (evd->policy) {
+	case DAT_UPCALL_SINGLE_INSTANCE:
+		return !evd->upcalls_running;
+	case DAT_UPCALL_MANY:
+	case DAT_UPCALL_NOTIFY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Queue the kick work; the caller keeps @evd alive meanwhile. */
+static void kdapl_evd_kick(struct kdapl_evd *evd)
+{
+	kref_get(&evd->obj.ref);
+	if (!queue_work(kdapl_wq, &evd->kick))
+		kdapl_object_put(&evd->obj);	/* never the last */
+}
+
 /**
- * kdapl_evd_post - deliver an event to an EVD
+ * kdapl_evd_post() - queue an event on an EVD
  * @evd: the EVD; the caller keeps it alive (a reference, or an object
  *	that uses it)
  * @event: the event; copied, with its evd_handle set to @evd's handle
  *
- * With upcalls disabled the event is queued.  With DAT_UPCALL_MANY, or
- * DAT_UPCALL_SINGLE_INSTANCE when no upcall is running, the upcall is
- * called from this context, then any events queued meanwhile; with
- * SINGLE_INSTANCE and an upcall running the event is queued for that
- * upcall.  With DAT_UPCALL_NOTIFY the event is queued and the upcall is
- * told once.  A full ring refuses the event and reports
- * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, once until an
- * event leaves the ring.
+ * For every event kdapl makes but the completions of the EVD's own CQ
+ * (see kdapl_evd_deliver()): connection requests and events, async
+ * errors, and completions kdapl makes itself (flushed receives, binds
+ * with nothing to post).  The event is queued; with upcalls enabled, the
+ * EVD's kick work delivers it (for SINGLE_INSTANCE, the upcall that is
+ * running does).  The upcall is never called from here, so the caller
+ * may hold any kdapl lock: evd->lock is taken inside all of them.  A
+ * full ring refuses the event and reports DAT_ASYNC_ERROR_EVD_OVERFLOW on
+ * the IA's async EVD, once until an event leaves the ring.
  *
- * Context: any context, hard and soft interrupts included; the upcall
- * runs in the caller's context, so the caller must not hold a lock the
- * upcall may need (the kDAT calls it may make take the IA lock or
- * object spinlocks).
- * Return: true if the event was delivered or queued, false if it was
- * refused (full ring, or the EVD is being freed).
+ * Context: any context.
+ * Return: true if the event was queued, false if it was refused (full
+ * ring, or the EVD is being freed).
  */
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 {
 	DAT_EVENT ev = *event;
+	bool report = false, kick;
+	unsigned long flags;
+	int ret;
 
-	return kdapl_evd_post_event(evd, &ev);
+	ev.evd_handle = kdapl_object_handle(&evd->obj);
+	flags = kdapl_evd_lock(evd);
+	ret = kdapl_evd_queue(evd, &ev, &report);
+	kick = !ret && kdapl_evd_wants_kick(evd);
+	kdapl_evd_unlock(evd, flags);
+	if (kick)
+		kdapl_evd_kick(evd);
+	if (report)
+		kdapl_evd_report_overflow(evd);
+	return !ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
 
@@ -394,8 +484,36 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
  * Creation and freeing
  */
 
+/*
+ * Entries of the CQ of an EVD of @qlen events.  The QPs that complete on
+ * it reserve room as they come (kdapl_evd_cq_reserve()); a device that
+ * cannot resize a CQ gets room for a few default EPs from the start.
+ */
+static u32 kdapl_evd_cq_entries(struct kdapl_ia *ia, DAT_COUNT qlen)
+{
+	if (ia->ibdev->ops.resize_cq)
+		return qlen;
+	return min_t(u32, max_t(u32, qlen, KDAPL_EVD_CQ_MIN),
+		     ia->ibdev->attrs.max_cqe);
+}
+
+/*
+ * The device reports an error of the CQ (an overrun): the completions it
+ * lost break their connections; the consumer hears of it on the async
+ * EVD.  Any context.
+ */
+static void kdapl_evd_cq_event(struct ib_event *event, void *context)
+{
+	struct kdapl_evd *evd = context;
+
+	if (event->event == IB_EVENT_CQ_ERR)
+		kdapl_ia_async_event(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+				     kdapl_object_handle(&evd->obj),
+				     DAT_EVD_OVERFLOW_ERROR);
+}
+
 /**
- * kdapl_evd_create - create an EVD in an IA
+ * kdapl_evd_create() - create an EVD in an IA
  * @ia: the IA, with its lock held
  * @qlen: events the EVD holds, 1 to the device's max_cqe
  * @policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY or _MANY
@@ -430,7 +548,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 	if (qlen > ia->ibdev->attrs.max_cqe)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 
-	evd = kzalloc(sizeof(*evd), GFP_KERNEL);
+	evd = kzalloc(sizeof(*evd), GFP_KERNEL_ACCOUNT);
 	if (!evd)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
@@ -444,13 +562,15 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 	evd->flags = flags;
 	spin_lock_init(&evd->lock);
 	init_waitqueue_head(&evd->upcall_done);
+	INIT_WORK(&evd->kick, kdapl_evd_kick_work);
 	evd->policy = policy;
 	if (upcall)
 		evd->upcall = *upcall;
 	kdapl_evd_si_arm(evd);
 
 	if (flags & KDAPL_EVD_CQ_STREAMS) {
-		cq = ib_alloc_cq(ia->ibdev, evd, qlen, 0, IB_POLL_SOFTIRQ);
+		cq = ib_alloc_cq(ia->ibdev, evd, kdapl_evd_cq_entries(ia, qlen),
+				 0, IB_POLL_SOFTIRQ);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq) == -EINVAL ?
 			      dat_error(DAT_INVALID_PARAMETER,
@@ -459,6 +579,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 					DAT_RESOURCE_TEVD);
 			goto err_free;
 		}
+		cq->event_handler = kdapl_evd_cq_event;
 		evd->cq = cq;
 		evd->cq_size = max_t(u32, cq->cqe, qlen);
 	}
@@ -556,7 +677,58 @@ const struct kdapl_type_ops kdapl_evd_type = {
 };
 
 /**
- * dat_evd_kcreate - create an Event Dispatcher
+ * kdapl_evd_kcreate() - dat_evd_kcreate() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_evd_kcreate()
+ * @evd_min_qlen: as for dat_evd_kcreate()
+ * @upcall_policy: as for dat_evd_kcreate()
+ * @upcall: as for dat_evd_kcreate()
+ * @evd_flags: as for dat_evd_kcreate()
+ * @evd_handle: as for dat_evd_kcreate()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_evd_kcreate().
+ * Return: as dat_evd_kcreate().
+ */
+DAT_RETURN kdapl_evd_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			     DAT_COUNT evd_min_qlen,
+			     DAT_UPCALL_POLICY upcall_policy,
+			     const DAT_UPCALL_OBJECT *upcall,
+			     DAT_EVD_FLAGS evd_flags,
+			     DAT_EVD_HANDLE *evd_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	if (!evd_handle)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	/* An upcall is a kernel function: kernel callers only. */
+	if (!kdapl_owner_kernel(owner) && upcall_policy != DAT_UPCALL_DISABLE)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = kdapl_evd_check_args(evd_min_qlen, upcall_policy, upcall,
+				   evd_flags);
+	if (ret)
+		return ret;
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ia->lock);
+	ret = kdapl_evd_create(ia, evd_min_qlen, upcall_policy, upcall,
+			       evd_flags, &evd);
+	if (!ret)
+		*evd_handle = kdapl_object_handle(&evd->obj);
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_kcreate);
+
+/**
+ * dat_evd_kcreate() - create an Event Dispatcher
  * @ia_handle: the IA
  * @evd_min_qlen: events the EVD must hold, 1 to the device's max_cqe
  * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY or _MANY
@@ -582,54 +754,31 @@ const struct kdapl_type_ops kdapl_evd_type = {
 DAT_RETURN dat_evd_kcreate(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
 			   DAT_UPCALL_POLICY upcall_policy,
 			   const DAT_UPCALL_OBJECT *upcall,
-			   DAT_EVD_FLAGS evd_flags,
-			   DAT_EVD_HANDLE *evd_handle)
+			   DAT_EVD_FLAGS evd_flags, DAT_EVD_HANDLE *evd_handle)
 {
-	struct kdapl_evd *evd;
-	struct kdapl_ia *ia;
-	DAT_RETURN ret;
-
-	if (!evd_handle)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	ret = kdapl_evd_check_args(evd_min_qlen, upcall_policy, upcall,
-				   evd_flags);
-	if (ret)
-		return ret;
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
-	if (ret)
-		return ret;
-
-	mutex_lock(&ia->lock);
-	ret = kdapl_evd_create(ia, evd_min_qlen, upcall_policy, upcall,
-			       evd_flags, &evd);
-	if (!ret)
-		*evd_handle = kdapl_object_handle(&evd->obj);
-	mutex_unlock(&ia->lock);
-	kdapl_object_put(&ia->obj);
-	return ret;
+	return kdapl_evd_kcreate(&kdapl_kernel_owner, ia_handle, evd_min_qlen,
+				 upcall_policy, upcall, evd_flags, evd_handle);
 }
 EXPORT_SYMBOL_GPL(dat_evd_kcreate);
 
 /**
- * dat_evd_free - free an Event Dispatcher
- * @evd_handle: the EVD
+ * kdapl_evd_free() - dat_evd_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_free()
  *
- * Queued events are dropped.  Returns once upcalls of the EVD that were
- * running have finished, so it must not be called from one of them.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
- * DAT_INVALID_STATE with DAT_INVALID_STATE_EVD_IN_USE while an Endpoint
- * or another object uses the EVD, or while it is the async EVD of its IA.
+ * Context: as dat_evd_free().
+ * Return: as dat_evd_free().
  */
-DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
+DAT_RETURN kdapl_evd_free(struct kdapl_owner *owner, DAT_EVD_HANDLE evd_handle)
 {
 	struct kdapl_evd *evd;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
 	if (ret)
 		return ret;
 	ia = evd->obj.ia;
@@ -653,6 +802,25 @@ out:
 	kdapl_object_put(&evd->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_free);
+
+/**
+ * dat_evd_free() - free an Event Dispatcher
+ * @evd_handle: the EVD
+ *
+ * Queued events are dropped.  Returns once upcalls of the EVD that were
+ * running have finished, so it must not be called from one of them.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_EVD_IN_USE while an Endpoint
+ * or another object uses the EVD, or while it is the async EVD of its IA.
+ */
+DAT_RETURN dat_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+	return kdapl_evd_free(&kdapl_kernel_owner, evd_handle);
+}
 EXPORT_SYMBOL_GPL(dat_evd_free);
 
 /* ---------------------------------------------------------------------
@@ -660,12 +828,66 @@ EXPORT_SYMBOL_GPL(dat_evd_free);
  */
 
 /**
- * dat_evd_post_se - post a software event
+ * kdapl_evd_post_se() - dat_evd_post_se() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_post_se()
+ * @event: as for dat_evd_post_se()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_evd_post_se().
+ * Return: as dat_evd_post_se().
+ */
+DAT_RETURN kdapl_evd_post_se(struct kdapl_owner *owner,
+			     DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	bool bh;
+	int err;
+
+	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG)) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		goto out;
+	}
+	/* With interrupts off or in one, softirqs cannot run anyway. */
+	bh = (evd->flags & KDAPL_EVD_CQ_STREAMS) && !in_hardirq() &&
+	     !irqs_disabled();
+	ev = *event;
+	if (bh)
+		local_bh_disable();
+	err = kdapl_evd_deliver(evd, &ev);
+	if (bh)
+		local_bh_enable();
+	if (err == -ENOSPC)
+		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	else if (err)
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+out:
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post_se);
+
+/**
+ * dat_evd_post_se() - post a software event
  * @evd_handle: an EVD created with DAT_EVD_SOFTWARE_FLAG
  * @event: the event, of number DAT_SOFTWARE_EVENT; copied
  *
- * The event is delivered like any other (see kdapl_evd_post()): an
- * enabled upcall is called from the caller's context.
+ * With upcalls disabled the event is queued.  With DAT_UPCALL_MANY, or
+ * DAT_UPCALL_SINGLE_INSTANCE when no upcall is running, the upcall is
+ * called from the caller's context, then any events queued meanwhile;
+ * with SINGLE_INSTANCE and an upcall running, that upcall delivers it;
+ * with DAT_UPCALL_NOTIFY it is queued and the upcall told once.  On an
+ * EVD that takes DTO or RMR bind completions, whose upcalls never run
+ * with bottom halves enabled, they are disabled around the delivery.
  *
  * Context: any context.
  * Return: DAT_SUCCESS;
@@ -678,34 +900,47 @@ EXPORT_SYMBOL_GPL(dat_evd_free);
  */
 DAT_RETURN dat_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 {
-	struct kdapl_evd *evd;
-	DAT_RETURN ret;
-	DAT_EVENT ev;
-	int err;
-
-	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
-	if (ret)
-		return ret;
-	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-		goto out;
-	}
-	ev = *event;
-	err = kdapl_evd_deliver(evd, &ev);
-	if (err == -ENOSPC)
-		ret = dat_error(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
-	else if (err)
-		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
-out:
-	kdapl_object_put(&evd->obj);
-	return ret;
+	return kdapl_evd_post_se(&kdapl_kernel_owner, evd_handle, event);
 }
 EXPORT_SYMBOL_GPL(dat_evd_post_se);
 
 /**
- * dat_evd_dequeue - take the oldest queued event
+ * kdapl_evd_dequeue() - dat_evd_dequeue() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_dequeue()
+ * @event: as for dat_evd_dequeue()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_evd_dequeue().
+ * Return: as dat_evd_dequeue().
+ */
+DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
+			     DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	DAT_RETURN ret;
+
+	if (!event)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	flags = kdapl_evd_lock(evd);
+	if (evd->count)
+		kdapl_evd_pop(evd, event);
+	else
+		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	kdapl_evd_unlock(evd, flags);
+	kdapl_object_put(&evd->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_dequeue);
+
+/**
+ * dat_evd_dequeue() - take the oldest queued event
  * @evd_handle: the EVD
  * @event: where the event is copied
  *
@@ -720,54 +955,32 @@ EXPORT_SYMBOL_GPL(dat_evd_post_se);
  */
 DAT_RETURN dat_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
-	struct kdapl_evd *evd;
-	unsigned long flags;
-	DAT_RETURN ret;
-
-	if (!event)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
-	if (ret)
-		return ret;
-	flags = kdapl_evd_lock(evd);
-	if (evd->count)
-		kdapl_evd_pop(evd, event);
-	else
-		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
-	kdapl_evd_unlock(evd, flags);
-	kdapl_object_put(&evd->obj);
-	return ret;
+	return kdapl_evd_dequeue(&kdapl_kernel_owner, evd_handle, event);
 }
 EXPORT_SYMBOL_GPL(dat_evd_dequeue);
 
 /**
- * dat_evd_modify_upcall - change the upcall policy and object
- * @evd_handle: the EVD
- * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY, _MANY,
- *	or DAT_UPCALL_TEARDOWN: disable and wait for running upcalls
- * @upcall: the new upcall object, or DAT_UPCALL_SAME (NULL) to keep it
+ * kdapl_evd_modify_upcall() - dat_evd_modify_upcall() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_modify_upcall()
+ * @upcall_policy: as for dat_evd_modify_upcall()
+ * @upcall: as for dat_evd_modify_upcall()
  *
- * Enabling SINGLE_INSTANCE or MANY while events are queued delivers them
- * to the upcall from the caller's context (for SINGLE_INSTANCE, unless
- * an upcall is already running: that one delivers them).  Arming NOTIFY
- * while events are queued notifies at once.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: any context, except for DAT_UPCALL_TEARDOWN: process context,
- * sleeps until the running upcalls have returned, so it must not be
- * called from an upcall of the same EVD.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for an unknown policy,
- * with DAT_INVALID_ARG3 for an enabled policy without upcall function;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ * Context: as dat_evd_modify_upcall().
+ * Return: as dat_evd_modify_upcall().
  */
-DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
-				 DAT_UPCALL_POLICY upcall_policy,
-				 const DAT_UPCALL_OBJECT *upcall)
+DAT_RETURN kdapl_evd_modify_upcall(struct kdapl_owner *owner,
+				   DAT_EVD_HANDLE evd_handle,
+				   DAT_UPCALL_POLICY upcall_policy,
+				   const DAT_UPCALL_OBJECT *upcall)
 {
 	DAT_UPCALL_OBJECT object;
 	struct kdapl_evd *evd;
 	unsigned long flags;
-	DAT_EVENT event;
+	bool kick = false;
 	DAT_RETURN ret;
 
 	switch (upcall_policy) {
@@ -782,7 +995,10 @@ DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
 	default:
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	}
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	/* An upcall is a kernel function: kernel callers only. */
+	if (!kdapl_owner_kernel(owner) && upcall_policy > DAT_UPCALL_DISABLE)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
 	if (ret)
 		return ret;
 
@@ -790,46 +1006,52 @@ DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
 	object = upcall ? *upcall : evd->upcall;
 	if (!evd->ring) {
 		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
-		goto unlock;
-	}
-	if (upcall_policy > DAT_UPCALL_DISABLE && !object.upcall_func) {
+	} else if (upcall_policy > DAT_UPCALL_DISABLE &&
+		   !object.upcall_func) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto unlock;
+	} else {
+		evd->upcall = object;
+		evd->policy = upcall_policy == DAT_UPCALL_TEARDOWN ?
+			      DAT_UPCALL_DISABLE : upcall_policy;
+		kick = evd->count && kdapl_evd_wants_kick(evd);
 	}
-	evd->upcall = object;
-	switch (upcall_policy) {
-	case DAT_UPCALL_SINGLE_INSTANCE:
-		evd->policy = upcall_policy;
-		if (!evd->count || evd->upcalls_running)
-			goto unlock;
-		evd->upcalls_running++;
-		kdapl_evd_run_upcalls(evd, NULL, flags);
-		goto out;
-	case DAT_UPCALL_MANY:
-		evd->policy = upcall_policy;
-		if (!evd->count)
-			goto unlock;
-		evd->upcalls_running++;
-		kdapl_evd_run_upcalls(evd, NULL, flags);
-		goto out;
-	case DAT_UPCALL_NOTIFY:
-		evd->policy = upcall_policy;
-		if (!evd->count)
-			goto unlock;
-		event = evd->ring[evd->head];
-		kdapl_evd_notify(evd, &event, flags);
-		goto out;
-	default:
-		evd->policy = DAT_UPCALL_DISABLE;
-		break;
-	}
-unlock:
 	kdapl_evd_unlock(evd, flags);
+	if (kick)
+		kdapl_evd_kick(evd);
 	if (!ret && upcall_policy == DAT_UPCALL_TEARDOWN)
 		wait_event(evd->upcall_done, kdapl_evd_idle(evd));
-out:
 	kdapl_object_put(&evd->obj);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_modify_upcall);
+
+/**
+ * dat_evd_modify_upcall() - change the upcall policy and object
+ * @evd_handle: the EVD
+ * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY, _MANY,
+ *	or DAT_UPCALL_TEARDOWN: disable and wait for running upcalls
+ * @upcall: the new upcall object, or DAT_UPCALL_SAME (NULL) to keep it
+ *
+ * Enabling SINGLE_INSTANCE or MANY while events are queued has them
+ * delivered to the upcall by the EVD's kick work (for SINGLE_INSTANCE,
+ * by the running upcall if there is one); arming NOTIFY while events are
+ * queued notifies from there too.  The upcall is never called from this
+ * function.
+ *
+ * Context: any context, except for DAT_UPCALL_TEARDOWN: process context,
+ * sleeps until the running upcalls have returned, so it must not be
+ * called from an upcall of the same EVD.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for an unknown policy,
+ * with DAT_INVALID_ARG3 for an enabled policy without upcall function;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ */
+DAT_RETURN dat_evd_modify_upcall(DAT_EVD_HANDLE evd_handle,
+				 DAT_UPCALL_POLICY upcall_policy,
+				 const DAT_UPCALL_OBJECT *upcall)
+{
+	return kdapl_evd_modify_upcall(&kdapl_kernel_owner, evd_handle,
+				       upcall_policy, upcall);
 }
 EXPORT_SYMBOL_GPL(dat_evd_modify_upcall);
 
@@ -838,22 +1060,20 @@ EXPORT_SYMBOL_GPL(dat_evd_modify_upcall);
  */
 
 /**
- * dat_evd_query - read the parameters of an EVD
- * @evd_handle: the EVD
- * @mask: DAT_EVD_FIELD_* fields wanted, kernel-only ones included
- * @param: filled in for the fields of @mask; others are left alone
+ * kdapl_evd_query() - dat_evd_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_query()
+ * @mask: as for dat_evd_query()
+ * @param: as for dat_evd_query()
  *
- * The state is always DAT_EVD_STATE_ENABLED and the CNO always NULL:
- * kernel EVDs have no CNO and cannot be disabled.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: any context.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a bit outside
- * DAT_EVD_FIELD_ALL_KDAT, with DAT_INVALID_ARG3 for a NULL @param;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ * Context: as dat_evd_query().
+ * Return: as dat_evd_query().
  */
-DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
-			 DAT_EVD_PARAM *param)
+DAT_RETURN kdapl_evd_query(struct kdapl_owner *owner, DAT_EVD_HANDLE evd_handle,
+			   DAT_EVD_PARAM_MASK mask, DAT_EVD_PARAM *param)
 {
 	struct kdapl_evd *evd;
 	unsigned long flags;
@@ -863,7 +1083,7 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!param)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
 	if (ret)
 		return ret;
 
@@ -887,45 +1107,107 @@ DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
 	kdapl_object_put(&evd->obj);
 	return DAT_SUCCESS;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_query);
+
+/**
+ * dat_evd_query() - read the parameters of an EVD
+ * @evd_handle: the EVD
+ * @mask: DAT_EVD_FIELD_* fields wanted, kernel-only ones included
+ * @param: filled in for the fields of @mask; others are left alone
+ *
+ * The state is always DAT_EVD_STATE_ENABLED and the CNO always NULL:
+ * kernel EVDs have no CNO and cannot be disabled.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a bit outside
+ * DAT_EVD_FIELD_ALL_KDAT, with DAT_INVALID_ARG3 for a NULL @param;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle.
+ */
+DAT_RETURN dat_evd_query(DAT_EVD_HANDLE evd_handle, DAT_EVD_PARAM_MASK mask,
+			 DAT_EVD_PARAM *param)
+{
+	return kdapl_evd_query(&kdapl_kernel_owner, evd_handle, mask, param);
+}
 EXPORT_SYMBOL_GPL(dat_evd_query);
+
+/* Grow the CQ to at least @n entries, never shrinking it; IA lock. */
+static int kdapl_evd_fit_cq(struct kdapl_evd *evd, u32 n)
+{
+	int err;
+
+	if (n <= evd->cq_size)
+		return 0;
+	err = ib_resize_cq(evd->cq, n);
+	if (err)
+		return err;
+	evd->cq_size = max_t(u32, evd->cq->cqe, n);
+	return 0;
+}
 
 /* Grow the CQ to at least @qlen entries; never shrink it. */
 static DAT_RETURN kdapl_evd_grow_cq(struct kdapl_evd *evd, DAT_COUNT qlen)
 {
-	int err;
-
-	if (!evd->cq || qlen <= evd->cq_size)
-		return DAT_SUCCESS;
-	err = ib_resize_cq(evd->cq, qlen);
-	if (err)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_TEVD);
-	evd->cq_size = max_t(u32, evd->cq->cqe, qlen);
+	if (!evd->cq || kdapl_evd_fit_cq(evd, qlen))
+		return evd->cq ? dat_error(DAT_INSUFFICIENT_RESOURCES,
+					   DAT_RESOURCE_TEVD) : DAT_SUCCESS;
 	return DAT_SUCCESS;
 }
 
 /**
- * dat_evd_resize - change the number of events an EVD holds
- * @evd_handle: the EVD
- * @evd_min_qlen: the new capacity, 1 to the device's max_cqe, and at
- *	least the number of events queued
+ * kdapl_evd_cq_reserve() - make room in an EVD's CQ for a queue of a QP
+ * @evd: an EVD with DTO streams
+ * @n: completions the queue may have outstanding, kdapl's own included
  *
- * Queued events are kept, in order.  The completion queue of an EVD with
- * DTO or RMR bind streams grows with the EVD but never shrinks (work
- * requests in flight may still need its entries).  Devices that cannot
- * resize a CQ (siw) refuse growth beyond the size the CQ was created
- * with.
+ * The CQ grows (ib_resize_cq()) to hold the completions of every queue
+ * that uses it, so that it never overruns.  A device that cannot resize
+ * its CQs (siw) refuses a queue that does not fit what the CQ was
+ * created with: see kdapl_evd_create().
  *
- * Context: process context, may sleep.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a capacity out of range;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
- * DAT_INVALID_STATE when more events are queued than the new capacity,
- * or once the device is gone;
- * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY, or with
- * DAT_RESOURCE_TEVD when the CQ cannot grow.
+ * Context: process context, the IA lock held.
+ * Return: 0, -ENODEV if the device is gone, or the error of the resize.
  */
-DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+int kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n)
+{
+	int err;
+
+	lockdep_assert_held(&evd->obj.ia->lock);
+	if (!evd->cq)
+		return -ENODEV;
+	err = kdapl_evd_fit_cq(evd, max_t(u32, evd->qlen, evd->cq_reserved + n));
+	if (!err)
+		evd->cq_reserved += n;
+	return err;
+}
+
+/**
+ * kdapl_evd_cq_unreserve() - undo kdapl_evd_cq_reserve()
+ * @evd: the EVD
+ * @n: what was reserved
+ *
+ * Context: process context, the IA lock held.
+ */
+void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n)
+{
+	lockdep_assert_held(&evd->obj.ia->lock);
+	evd->cq_reserved -= min(n, evd->cq_reserved);
+}
+
+
+/**
+ * kdapl_evd_resize() - dat_evd_resize() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @evd_handle: as for dat_evd_resize()
+ * @evd_min_qlen: as for dat_evd_resize()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_evd_resize().
+ * Return: as dat_evd_resize().
+ */
+DAT_RETURN kdapl_evd_resize(struct kdapl_owner *owner,
+			    DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 {
 	DAT_EVENT *ring, *old;
 	struct kdapl_evd *evd;
@@ -936,7 +1218,7 @@ DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 
 	if (evd_min_qlen <= 0)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	ret = kdapl_get(evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
 	if (ret)
 		return ret;
 	ia = evd->obj.ia;
@@ -994,6 +1276,33 @@ out:
 	kdapl_object_put(&evd->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_resize);
+
+/**
+ * dat_evd_resize() - change the number of events an EVD holds
+ * @evd_handle: the EVD
+ * @evd_min_qlen: the new capacity, 1 to the device's max_cqe, and at
+ *	least the number of events queued
+ *
+ * Queued events are kept, in order.  The completion queue of an EVD with
+ * DTO or RMR bind streams grows with the EVD but never shrinks (work
+ * requests in flight may still need its entries).  Devices that cannot
+ * resize a CQ (siw) refuse growth beyond the size the CQ was created
+ * with.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 for a capacity out of range;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_EVD_REQUEST for a bad handle;
+ * DAT_INVALID_STATE when more events are queued than the new capacity,
+ * or once the device is gone;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY, or with
+ * DAT_RESOURCE_TEVD when the CQ cannot grow.
+ */
+DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+{
+	return kdapl_evd_resize(&kdapl_kernel_owner, evd_handle, evd_min_qlen);
+}
 EXPORT_SYMBOL_GPL(dat_evd_resize);
 
 /* ---------------------------------------------------------------------
@@ -1002,48 +1311,27 @@ EXPORT_SYMBOL_GPL(dat_evd_resize);
 
 /*
  * The completion flag rules of dat_ep_create() for a new stream with
- * @flags on @evd (evd->lock held).
+ * @flags on @evd (evd->lock held): every EP completion stream of an EVD
+ * has the same completion flags as the others, and an EVD fed by streams
+ * other than DTO and RMR bind completions takes only
+ * DAT_COMPLETION_EVD_THRESHOLD_FLAG.  (A solicited-wait receive stream
+ * thus shares its EVD with no other kind of stream: request streams
+ * cannot have that flag.)
  */
-static bool kdapl_evd_stream_ok(const struct kdapl_evd *evd, bool recv,
+static bool kdapl_evd_stream_ok(const struct kdapl_evd *evd,
 				DAT_COMPLETION_FLAGS flags)
 {
-	bool other = evd->flags & KDAPL_EVD_OTHER_STREAMS;
-	bool unsignalled;
-
 	if (flags & ~KDAPL_COMPLETION_FLAGS)
 		return false;
-	/* Streams of one kind on one EVD share their completion flags. */
-	if (recv && evd->recv_streams && flags != evd->recv_flags)
+	if ((evd->flags & KDAPL_EVD_OTHER_STREAMS) &&
+	    flags != DAT_COMPLETION_EVD_THRESHOLD_FLAG)
 		return false;
-	if (!recv && evd->request_streams && flags != evd->request_flags)
-		return false;
-	/* Beside other event streams, only default or threshold. */
-	if (other && (flags & ~DAT_COMPLETION_EVD_THRESHOLD_FLAG))
-		return false;
-	/* Unsignalled anywhere: the same flags on every stream. */
-	unsignalled = (flags & DAT_COMPLETION_UNSIGNALLED_FLAG) ||
-		      (evd->recv_streams &&
-		       (evd->recv_flags & DAT_COMPLETION_UNSIGNALLED_FLAG)) ||
-		      (evd->request_streams &&
-		       (evd->request_flags & DAT_COMPLETION_UNSIGNALLED_FLAG));
-	if (unsignalled) {
-		if (evd->recv_streams && evd->recv_flags != flags)
-			return false;
-		if (evd->request_streams && evd->request_flags != flags)
-			return false;
-	}
-	/* Solicited wait receives: no other kind of stream on the EVD. */
-	if (recv && (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
-	    (evd->request_streams || other))
-		return false;
-	if (!recv && evd->recv_streams &&
-	    (evd->recv_flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-		return false;
-	return true;
+	return !(evd->recv_streams || evd->request_streams) ||
+	       flags == evd->stream_flags;
 }
 
 /**
- * kdapl_evd_attach_stream - an EP completion stream starts feeding an EVD
+ * kdapl_evd_attach_stream() - an EP completion stream starts feeding an EVD
  * @evd: the EVD
  * @stream: the EP's receive or request stream
  * @flags: the stream's completion flags (the EP's recv or request
@@ -1076,14 +1364,14 @@ DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 					DAT_INVALID_HANDLE_EVD_REQUEST);
 
 	irqflags = kdapl_evd_lock(evd);
-	if (!kdapl_evd_stream_ok(evd, recv, flags)) {
+	if (!kdapl_evd_stream_ok(evd, flags)) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
-	} else if (recv) {
-		evd->recv_flags = flags;
-		evd->recv_streams++;
 	} else {
-		evd->request_flags = flags;
-		evd->request_streams++;
+		evd->stream_flags = flags;
+		if (recv)
+			evd->recv_streams++;
+		else
+			evd->request_streams++;
 	}
 	kdapl_evd_unlock(evd, irqflags);
 	return ret;
@@ -1091,7 +1379,7 @@ DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_attach_stream);
 
 /**
- * kdapl_evd_detach_stream - an EP completion stream stops feeding an EVD
+ * kdapl_evd_detach_stream() - an EP completion stream stops feeding an EVD
  * @evd: the EVD
  * @stream: the stream given to kdapl_evd_attach_stream()
  *
@@ -1106,12 +1394,10 @@ void kdapl_evd_detach_stream(struct kdapl_evd *evd, enum kdapl_stream stream)
 	streams = stream == KDAPL_STREAM_RECV ? &evd->recv_streams :
 						&evd->request_streams;
 	flags = kdapl_evd_lock(evd);
-	if (!WARN_ON_ONCE(!*streams) && !--*streams) {
-		if (stream == KDAPL_STREAM_RECV)
-			evd->recv_flags = DAT_COMPLETION_DEFAULT_FLAG;
-		else
-			evd->request_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	}
+	if (!WARN_ON_ONCE(!*streams))
+		--*streams;
+	if (!evd->recv_streams && !evd->request_streams)
+		evd->stream_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	kdapl_evd_unlock(evd, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_detach_stream);

@@ -38,7 +38,9 @@
 struct kdapl_owner kdapl_kernel_owner = {
 	.lock = __MUTEX_INITIALIZER(kdapl_kernel_owner.lock),
 	.ias = LIST_HEAD_INIT(kdapl_kernel_owner.ias),
+	.kernel = true,
 };
+EXPORT_SYMBOL_IF_KUNIT(kdapl_kernel_owner);
 
 /**
  * kdapl_owner_init() - set up an owner of IAs
@@ -74,7 +76,7 @@ void kdapl_owner_release(struct kdapl_owner *owner)
 		mutex_unlock(&owner->lock);
 		if (!ia)
 			break;
-		kdapl_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+		kdapl_ia_teardown(ia, DAT_CLOSE_ABRUPT_FLAG);
 		kdapl_object_put(&ia->obj);
 	}
 }
@@ -129,8 +131,8 @@ void kdapl_ia_async_event(struct kdapl_ia *ia, DAT_EVENT_NUMBER number,
 	};
 
 	if (!ia->async_evd_handle ||
-	    kdapl_get(ia->async_evd_handle, EVD, DAT_INVALID_HANDLE_EVD_ASYNC,
-		      &evd))
+	    kdapl_get(ia->owner, ia->async_evd_handle, EVD,
+		      DAT_INVALID_HANDLE_EVD_ASYNC, &evd))
 		return;
 
 	event.event_data.asynch_error_event_data.dat_handle = handle;
@@ -214,14 +216,14 @@ static void kdapl_ia_put_async_evd(struct kdapl_ia *ia)
 }
 
 /**
- * kdapl_ia_close() - close an IA
+ * kdapl_ia_teardown() - close an IA
  * @ia: the IA, with a reference held by the caller
  * @flags: DAT_CLOSE_GRACEFUL_FLAG or DAT_CLOSE_ABRUPT_FLAG
  *
  * Context: process context, may sleep.
  * Return: see dat_ia_close().
  */
-DAT_RETURN kdapl_ia_close(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags)
+DAT_RETURN kdapl_ia_teardown(struct kdapl_ia *ia, DAT_CLOSE_FLAGS flags)
 {
 	struct kdapl_adapter *adapter = ia->adapter;
 	struct kdapl_owner *owner = ia->owner;
@@ -300,7 +302,8 @@ static DAT_RETURN kdapl_ia_attach_async_evd(struct kdapl_ia *ia,
 	DAT_RETURN ret;
 
 	if (given) {
-		ret = kdapl_get(given, EVD, DAT_INVALID_HANDLE_EVD_ASYNC, &evd);
+		ret = kdapl_get(ia->owner, given, EVD,
+				DAT_INVALID_HANDLE_EVD_ASYNC, &evd);
 		if (ret)
 			return ret;
 		mutex_lock(&evd->obj.ia->lock);
@@ -368,18 +371,18 @@ DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
 		return dat_error(DAT_PROVIDER_NOT_FOUND,
 				 DAT_NAME_NOT_REGISTERED);
 
-	ia = kzalloc(sizeof(*ia), GFP_KERNEL);
+	ia = kzalloc(sizeof(*ia), GFP_KERNEL_ACCOUNT);
 	if (!ia) {
 		kdapl_adapter_put(adapter);
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	}
+	ia->owner = owner;
 	kdapl_object_init(&ia->obj, DAT_HANDLE_TYPE_IA, ia);
 	mutex_init(&ia->lock);
 	INIT_LIST_HEAD(&ia->objects);
 	INIT_LIST_HEAD(&ia->owner_entry);
 	INIT_LIST_HEAD(&ia->adapter_entry);
-	ia->owner = owner;
 	ia->adapter = adapter;
 
 	mutex_lock(&adapter->ia_lock);
@@ -536,6 +539,33 @@ DAT_RETURN dat_ia_open(const char *ia_name, DAT_COUNT async_evd_qlen,
 EXPORT_SYMBOL_GPL(dat_ia_open);
 
 /**
+ * kdapl_ia_close() - dat_ia_close() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_ia_close()
+ * @flags: as for dat_ia_close()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ia_close().
+ * Return: as dat_ia_close().
+ */
+DAT_RETURN kdapl_ia_close(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			  DAT_CLOSE_FLAGS flags)
+{
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+	ret = kdapl_ia_teardown(ia, flags);
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ia_close);
+
+/**
  * dat_ia_close() - close an Interface Adapter
  * @ia_handle: the IA
  * @flags: DAT_CLOSE_GRACEFUL_FLAG or DAT_CLOSE_ABRUPT_FLAG
@@ -552,15 +582,7 @@ EXPORT_SYMBOL_GPL(dat_ia_open);
  */
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS flags)
 {
-	struct kdapl_ia *ia;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
-	if (ret)
-		return ret;
-	ret = kdapl_ia_close(ia, flags);
-	kdapl_object_put(&ia->obj);
-	return ret;
+	return kdapl_ia_close(&kdapl_kernel_owner, ia_handle, flags);
 }
 EXPORT_SYMBOL_GPL(dat_ia_close);
 
@@ -583,7 +605,8 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, struct ib_device *ibdev,
 	a->firmware_version_minor = lower_32_bits(d->fw_ver);
 	a->ia_address_ptr = (struct sockaddr *)&ia->addr;
 	a->max_eps = d->max_qp;
-	a->max_dto_per_ep = d->max_qp_wr;
+	/* What fits both queues of a QP beside kdapl's own requests. */
+	a->max_dto_per_ep = max(d->max_qp_wr - KDAPL_EP_SEND_WR_EXTRA - 1, 0);
 	a->max_rdma_read_per_ep_in = d->max_qp_rd_atom;
 	a->max_rdma_read_per_ep_out = d->max_qp_init_rd_atom;
 	a->max_evds = d->max_cq;
@@ -653,7 +676,8 @@ static void kdapl_ia_fill_provider(struct kdapl_ia *ia,
 	p->srq_supported = ibdev->attrs.max_srq ? DAT_TRUE : DAT_FALSE;
 	p->srq_watermarks_supported = ibdev->attrs.max_srq ? 1 : 0;
 	p->srq_ep_pz_difference_supported = DAT_FALSE;
-	p->lmr_sync_req = DAT_FALSE;
+	/* Mappings of virtual DMA devices need no sync (kdapl_lmr_need_sync()). */
+	p->lmr_sync_req = ib_uses_virt_dma(ibdev) ? DAT_FALSE : DAT_TRUE;
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = iwarp ? DAT_TRUE : DAT_FALSE;
 	p->rdma_read_lmr_rmr_context_exposure = DAT_FALSE;
@@ -664,6 +688,65 @@ static void kdapl_ia_fill_provider(struct kdapl_ia *ia,
 	p->is_interrupt_safe = DAT_TRUE;
 	p->fmr_supported = DAT_FALSE;
 }
+
+/**
+ * kdapl_ia_query() - dat_ia_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_ia_query()
+ * @async_evd_handle: as for dat_ia_query()
+ * @ia_attr_mask: as for dat_ia_query()
+ * @ia_attr: as for dat_ia_query()
+ * @provider_attr_mask: as for dat_ia_query()
+ * @provider_attr: as for dat_ia_query()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ia_query().
+ * Return: as dat_ia_query().
+ */
+DAT_RETURN kdapl_ia_query(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			  DAT_EVD_HANDLE *async_evd_handle,
+			  DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
+			  DAT_PROVIDER_ATTR_MASK provider_attr_mask,
+			  DAT_PROVIDER_ATTR *provider_attr)
+{
+	struct ib_port_attr port;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	if (ia_attr_mask & ~DAT_IA_FIELD_ALL_KDAT || (ia_attr_mask && !ia_attr))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (provider_attr_mask & ~DAT_PROVIDER_FIELD_ALL_KDAT ||
+	    (provider_attr_mask && !provider_attr))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ia->lock);
+	if (!ia->ibdev) {
+		ret = dat_error(DAT_INVALID_STATE, 0);
+		goto out;
+	}
+	if (ia_attr) {
+		if (ib_query_port(ia->ibdev, ia->adapter->port, &port)) {
+			ret = dat_error(DAT_INTERNAL_ERROR, 0);
+			goto out;
+		}
+		kdapl_ia_fill_attr(ia, ia->ibdev, &port, ia_attr);
+	}
+	if (provider_attr)
+		kdapl_ia_fill_provider(ia, ia->ibdev, provider_attr);
+	if (async_evd_handle)
+		*async_evd_handle = ia->async_evd_handle;
+out:
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ia_query);
 
 /**
  * dat_ia_query() - attributes of an IA and of the provider
@@ -689,39 +772,8 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle,
 			DAT_PROVIDER_ATTR_MASK provider_attr_mask,
 			DAT_PROVIDER_ATTR *provider_attr)
 {
-	struct ib_port_attr port;
-	struct kdapl_ia *ia;
-	DAT_RETURN ret;
-
-	if (ia_attr_mask & ~DAT_IA_FIELD_ALL_KDAT || (ia_attr_mask && !ia_attr))
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (provider_attr_mask & ~DAT_PROVIDER_FIELD_ALL_KDAT ||
-	    (provider_attr_mask && !provider_attr))
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
-	if (ret)
-		return ret;
-
-	mutex_lock(&ia->lock);
-	if (!ia->ibdev) {
-		ret = dat_error(DAT_INVALID_STATE, 0);
-		goto out;
-	}
-	if (ia_attr) {
-		if (ib_query_port(ia->ibdev, ia->adapter->port, &port)) {
-			ret = dat_error(DAT_INTERNAL_ERROR, 0);
-			goto out;
-		}
-		kdapl_ia_fill_attr(ia, ia->ibdev, &port, ia_attr);
-	}
-	if (provider_attr)
-		kdapl_ia_fill_provider(ia, ia->ibdev, provider_attr);
-	if (async_evd_handle)
-		*async_evd_handle = ia->async_evd_handle;
-out:
-	mutex_unlock(&ia->lock);
-	kdapl_object_put(&ia->obj);
-	return ret;
+	return kdapl_ia_query(&kdapl_kernel_owner, ia_handle, async_evd_handle,
+			      ia_attr_mask, ia_attr, provider_attr_mask,
+			      provider_attr);
 }
 EXPORT_SYMBOL_GPL(dat_ia_query);

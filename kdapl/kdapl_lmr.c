@@ -24,6 +24,7 @@
  */
 
 #include <linux/dma-direction.h>
+#include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -50,27 +51,33 @@ static bool kdapl_lmr_owns_sgt(const struct kdapl_lmr *lmr)
 	return lmr->mem_type != DAT_MEM_TYPE_SG;
 }
 
-/*
- * IB access flags for DAT privileges.  Local read is always allowed.
- * Remote write needs local write (ib_core refuses it otherwise).  On
- * iWARP the sink of an RDMA Read is written by the peer's response as if
- * by an RDMA Write, so a locally writable LMR also gets remote write.
+/**
+ * kdapl_mem_access() - the IB access flags of DAT memory privileges
+ * @ia: the IA of the memory
+ * @priv: DAT_MEM_PRIV_* flags of an LMR or of an RMR binding
+ *
+ * Local read is always allowed.  Remote write needs local write (ib_core
+ * refuses it otherwise).  Remote access is granted only when asked for:
+ * on iWARP the sink of an RDMA Read is written by the peer's response,
+ * and DAT tells the consumer so (rdma_write_for_rdma_read_req), who asks
+ * for remote write on such sinks.
+ *
+ * Context: any context.
+ * Return: IB_ACCESS_* flags.
  */
-static int kdapl_lmr_access(struct kdapl_ia *ia, DAT_MEM_PRIV_FLAGS priv)
+int kdapl_mem_access(const struct kdapl_ia *ia, DAT_MEM_PRIV_FLAGS priv)
 {
 	int access = 0;
 
-	if (priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG) {
+	if (priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
 		access |= IB_ACCESS_LOCAL_WRITE;
-		if (rdma_protocol_iwarp(ia->ibdev, ia->adapter->port))
-			access |= IB_ACCESS_REMOTE_WRITE;
-	}
 	if (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
 		access |= IB_ACCESS_REMOTE_READ;
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE;
 	return access;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_mem_access);
 
 /* The page of one byte of a kernel virtual range, or NULL. */
 static struct page *kdapl_kva_page(unsigned long addr)
@@ -262,6 +269,25 @@ static void kdapl_lmr_unmap(struct kdapl_lmr *lmr, struct ib_device *dev)
 }
 
 /* DMA-map @lmr->sg and allocate and map its MR.  IA lock held. */
+/*
+ * Does the DMA mapping of @lmr need syncs?  Virtual DMA devices (rxe,
+ * siw) access memory with the CPU; others need them where the DMA API
+ * says so (non-coherent devices, bounce buffers).
+ */
+static bool kdapl_lmr_need_sync(const struct kdapl_lmr *lmr,
+				struct ib_device *dev)
+{
+	struct scatterlist *s;
+	int i;
+
+	if (ib_uses_virt_dma(dev))
+		return false;
+	for_each_sg(lmr->sg, s, lmr->dma_nents, i)
+		if (dma_need_sync(dev->dma_device, sg_dma_address(s)))
+			return true;
+	return false;
+}
+
 static DAT_RETURN kdapl_lmr_map(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
 				u32 max_pages, u64 iova, bool set_iova)
 {
@@ -275,6 +301,7 @@ static DAT_RETURN kdapl_lmr_map(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	lmr->dma_nents = n;
+	lmr->need_sync = kdapl_lmr_need_sync(lmr, dev);
 
 	npages = kdapl_lmr_dma_pages(lmr->sg, n);
 	if (npages > max_pages)
@@ -307,7 +334,7 @@ static DAT_RETURN kdapl_lmr_map(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
 	/* The address space of the LMR, with the page offset unchanged. */
 	if (set_iova)
 		mr->iova = iova;
-	lmr->access = kdapl_lmr_access(ia, lmr->priv);
+	lmr->access = kdapl_mem_access(ia, lmr->priv);
 	lmr->lmr_context = mr->lkey;
 	lmr->rmr_context = lmr->priv & KDAPL_MEM_PRIV_REMOTE ? mr->rkey : 0;
 	lmr->registered_address = mr->iova;
@@ -423,66 +450,39 @@ static DAT_RETURN kdapl_lmr_check_args(DAT_MEM_TYPE mem_type,
 }
 
 /**
- * dat_lmr_kcreate() - register kernel memory as a Local Memory Region
- * @ia_handle: the IA
- * @mem_type: how @region_description describes the memory:
- *	DAT_MEM_TYPE_VIRTUAL (for_va: a kernel virtual address in the
- *	linear map or in vmalloc space), DAT_MEM_TYPE_PHYSICAL
- *	(for_physical: page-aligned physical addresses, one per PAGE_SIZE
- *	page of @length), DAT_MEM_TYPE_PHYSICAL_VAR_PAGES (for_array:
- *	physical blocks of one power-of-two size), DAT_MEM_TYPE_SG (for_sg:
- *	a struct scatterlist, DMA-mapped in place) or DAT_MEM_TYPE_LMR
- *	(for_lmr_handle: the memory of another LMR of the IA)
- * @region_description: the memory
- * @length: bytes to register; ignored for DAT_MEM_TYPE_LMR
- * @pz_handle: PZ of the LMR, of the same IA
- * @privileges: DAT_MEM_PRIV_* flags
- * @va_type: DAT_VA_TYPE_VA
- * @optimization: DAT_MEM_OPTIMIZE_* flags; accepted and ignored
- * @lmr_handle: out: the LMR
- * @lmr_context: out, may be NULL: the local key
- * @rmr_context: out, may be NULL: the remote key, 0 unless @privileges
- *	has remote read or remote write
- * @registered_length: out, may be NULL: bytes registered
- * @registered_address: out, may be NULL: address of the first byte
- *	registered, in the address space triplets and RMR binds use: the
- *	virtual address for VIRTUAL, the first physical address for the
- *	physical types, the DMA address of the first entry for SG, and
- *	that of the shared LMR for LMR
+ * kdapl_lmr_kcreate() - dat_lmr_kcreate() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_lmr_kcreate()
+ * @mem_type: as for dat_lmr_kcreate()
+ * @region_description: as for dat_lmr_kcreate()
+ * @length: as for dat_lmr_kcreate()
+ * @pz_handle: as for dat_lmr_kcreate()
+ * @privileges: as for dat_lmr_kcreate()
+ * @va_type: as for dat_lmr_kcreate()
+ * @optimization: as for dat_lmr_kcreate()
+ * @lmr_handle: as for dat_lmr_kcreate()
+ * @lmr_context: as for dat_lmr_kcreate()
+ * @rmr_context: as for dat_lmr_kcreate()
+ * @registered_length: as for dat_lmr_kcreate()
+ * @registered_address: as for dat_lmr_kcreate()
  *
- * The memory stays the caller's: it is neither copied nor pinned, and
- * must stay allocated until dat_lmr_free().  The registration becomes
- * usable by DTOs once a connection of the PZ is established.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context, may sleep.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_HANDLE (IA) for a bad @ia_handle, (PZ) for a bad
- * @pz_handle or a PZ of another IA, (LMR) for a bad for_lmr_handle;
- * DAT_INVALID_PARAMETER (ARG2) for an unknown @mem_type, (ARG3) for a
- * region that is NULL, not kernel memory, not page-aligned where it must
- * be, wraps around, is an LMR of another IA, or is a scatterlist whose
- * inner entries do not start and end on page boundaries, (ARG4) for a
- * zero @length or one beyond the scatterlist, (ARG6) for unknown
- * privileges, (ARG7) for an unknown @va_type, (ARG8) for unknown
- * optimization flags, (ARG9) for a NULL @lmr_handle;
- * DAT_NOT_IMPLEMENTED for DAT_MEM_TYPE_SHARED_VIRTUAL, PLATFORM, IA and
- * BYPASS and for DAT_VA_TYPE_ZB;
- * DAT_INVALID_STATE if the IA's device is gone or the IA is closing;
- * DAT_INSUFFICIENT_RESOURCES (MEMORY_REGION) if the region needs more
- * pages than the device's fast-registration page list
- * (max_fast_reg_page_list_len) or the device refuses the MR, (MEMORY)
- * when out of memory.
+ * Context: as dat_lmr_kcreate().
+ * Return: as dat_lmr_kcreate().
  */
-DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
-			   DAT_REGION_DESCRIPTION region_description,
-			   DAT_VLEN length, DAT_PZ_HANDLE pz_handle,
-			   DAT_MEM_PRIV_FLAGS privileges, DAT_VA_TYPE va_type,
-			   DAT_MEM_OPTIMIZE_FLAGS optimization,
-			   DAT_LMR_HANDLE *lmr_handle,
-			   DAT_LMR_CONTEXT *lmr_context,
-			   DAT_RMR_CONTEXT *rmr_context,
-			   DAT_VLEN *registered_length,
-			   DAT_VADDR *registered_address)
+DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			     DAT_MEM_TYPE mem_type,
+			     DAT_REGION_DESCRIPTION region_description,
+			     DAT_VLEN length, DAT_PZ_HANDLE pz_handle,
+			     DAT_MEM_PRIV_FLAGS privileges, DAT_VA_TYPE va_type,
+			     DAT_MEM_OPTIMIZE_FLAGS optimization,
+			     DAT_LMR_HANDLE *lmr_handle,
+			     DAT_LMR_CONTEXT *lmr_context,
+			     DAT_RMR_CONTEXT *rmr_context,
+			     DAT_VLEN *registered_length,
+			     DAT_VADDR *registered_address)
 {
 	struct kdapl_lmr *lmr, *orig = NULL;
 	struct kdapl_ia *ia;
@@ -490,15 +490,18 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	DAT_RETURN ret;
 	int err;
 
+	/* Kernel and physical addresses, scatterlists: kernel callers only. */
+	if (!kdapl_owner_kernel(owner) && mem_type != DAT_MEM_TYPE_LMR)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	ret = kdapl_lmr_check_args(mem_type, &region_description, length,
 				   privileges, va_type, optimization,
 				   lmr_handle);
 	if (ret)
 		return ret;
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
 		return ret;
-	ret = kdapl_get(pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
+	ret = kdapl_get(owner, pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
 	if (ret)
 		goto out_ia;
 	if (pz->obj.ia != ia) {
@@ -506,7 +509,7 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 		goto out_pz;
 	}
 	if (mem_type == DAT_MEM_TYPE_LMR) {
-		ret = kdapl_get(region_description.for_lmr_handle, LMR,
+		ret = kdapl_get(owner, region_description.for_lmr_handle, LMR,
 				DAT_INVALID_HANDLE_LMR, &orig);
 		if (ret)
 			goto out_pz;
@@ -517,7 +520,7 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 		}
 	}
 
-	lmr = kzalloc(sizeof(*lmr), GFP_KERNEL);
+	lmr = kzalloc(sizeof(*lmr), GFP_KERNEL_ACCOUNT);
 	if (!lmr) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -587,9 +590,9 @@ DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 
 err_unmap:
 	/* kdapl_dto_qp_rts() may have seen it in the PZ's list. */
-	kdapl_dto_reg_lock();
+	kdapl_dto_reg_lock(pz);
 	kdapl_lmr_unmap(lmr, ia->ibdev);
-	kdapl_dto_reg_unlock();
+	kdapl_dto_reg_unlock(pz);
 err_unlock:
 	mutex_unlock(&ia->lock);
 	kfree(lmr);
@@ -601,26 +604,93 @@ out_ia:
 	kdapl_object_put(&ia->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_kcreate);
+
+/**
+ * dat_lmr_kcreate() - register kernel memory as a Local Memory Region
+ * @ia_handle: the IA
+ * @mem_type: how @region_description describes the memory:
+ *	DAT_MEM_TYPE_VIRTUAL (for_va: a kernel virtual address in the
+ *	linear map or in vmalloc space), DAT_MEM_TYPE_PHYSICAL
+ *	(for_physical: page-aligned physical addresses, one per PAGE_SIZE
+ *	page of @length), DAT_MEM_TYPE_PHYSICAL_VAR_PAGES (for_array:
+ *	physical blocks of one power-of-two size), DAT_MEM_TYPE_SG (for_sg:
+ *	a struct scatterlist, DMA-mapped in place) or DAT_MEM_TYPE_LMR
+ *	(for_lmr_handle: the memory of another LMR of the IA)
+ * @region_description: the memory
+ * @length: bytes to register; ignored for DAT_MEM_TYPE_LMR
+ * @pz_handle: PZ of the LMR, of the same IA
+ * @privileges: DAT_MEM_PRIV_* flags
+ * @va_type: DAT_VA_TYPE_VA
+ * @optimization: DAT_MEM_OPTIMIZE_* flags; accepted and ignored
+ * @lmr_handle: out: the LMR
+ * @lmr_context: out, may be NULL: the local key
+ * @rmr_context: out, may be NULL: the remote key, 0 unless @privileges
+ *	has remote read or remote write
+ * @registered_length: out, may be NULL: bytes registered
+ * @registered_address: out, may be NULL: address of the first byte
+ *	registered, in the address space triplets and RMR binds use: the
+ *	virtual address for VIRTUAL, the first physical address for the
+ *	physical types, the DMA address of the first entry for SG, and
+ *	that of the shared LMR for LMR
+ *
+ * The memory stays the caller's: it is neither copied nor pinned, and
+ * must stay allocated until dat_lmr_free().  The registration becomes
+ * usable by DTOs once a connection of the PZ is established.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (IA) for a bad @ia_handle, (PZ) for a bad
+ * @pz_handle or a PZ of another IA, (LMR) for a bad for_lmr_handle;
+ * DAT_INVALID_PARAMETER (ARG2) for an unknown @mem_type, (ARG3) for a
+ * region that is NULL, not kernel memory, not page-aligned where it must
+ * be, wraps around, is an LMR of another IA, or is a scatterlist whose
+ * inner entries do not start and end on page boundaries, (ARG4) for a
+ * zero @length or one beyond the scatterlist, (ARG6) for unknown
+ * privileges, (ARG7) for an unknown @va_type, (ARG8) for unknown
+ * optimization flags, (ARG9) for a NULL @lmr_handle;
+ * DAT_NOT_IMPLEMENTED for DAT_MEM_TYPE_SHARED_VIRTUAL, PLATFORM, IA and
+ * BYPASS and for DAT_VA_TYPE_ZB;
+ * DAT_INVALID_STATE if the IA's device is gone or the IA is closing;
+ * DAT_INSUFFICIENT_RESOURCES (MEMORY_REGION) if the region needs more
+ * pages than the device's fast-registration page list
+ * (max_fast_reg_page_list_len) or the device refuses the MR, (MEMORY)
+ * when out of memory.
+ */
+DAT_RETURN dat_lmr_kcreate(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
+			   DAT_REGION_DESCRIPTION region_description,
+			   DAT_VLEN length, DAT_PZ_HANDLE pz_handle,
+			   DAT_MEM_PRIV_FLAGS privileges, DAT_VA_TYPE va_type,
+			   DAT_MEM_OPTIMIZE_FLAGS optimization,
+			   DAT_LMR_HANDLE *lmr_handle,
+			   DAT_LMR_CONTEXT *lmr_context,
+			   DAT_RMR_CONTEXT *rmr_context,
+			   DAT_VLEN *registered_length,
+			   DAT_VADDR *registered_address)
+{
+	return kdapl_lmr_kcreate(&kdapl_kernel_owner, ia_handle, mem_type,
+				 region_description, length, pz_handle,
+				 privileges, va_type, optimization, lmr_handle,
+				 lmr_context, rmr_context, registered_length,
+				 registered_address);
+}
 EXPORT_SYMBOL_GPL(dat_lmr_kcreate);
 
 /**
- * dat_lmr_query() - parameters of a Local Memory Region
- * @lmr_handle: the LMR
- * @mask: DAT_LMR_FIELD_* wanted (DAT_LMR_FIELD_ALL_KDAT for all)
- * @param: out: the fields @mask asks for; the others are not written
+ * kdapl_lmr_query() - dat_lmr_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @lmr_handle: as for dat_lmr_query()
+ * @mask: as for dat_lmr_query()
+ * @param: as for dat_lmr_query()
  *
- * region_desc, length and mem_type are what dat_lmr_kcreate() was given
- * (for a shared LMR, the length of the LMR shared).  lmr_state.bound
- * says whether the registration has been posted and completed on a
- * connection of the PZ; lmr_state.fmr_support is always DAT_FALSE.
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: any context.
- * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG2) for mask bits outside
- * DAT_LMR_FIELD_ALL_KDAT, (ARG3) for a NULL @param; DAT_INVALID_HANDLE
- * (LMR) for a bad @lmr_handle.
+ * Context: as dat_lmr_query().
+ * Return: as dat_lmr_query().
  */
-DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
-			 DAT_LMR_PARAM *param)
+DAT_RETURN kdapl_lmr_query(struct kdapl_owner *owner, DAT_LMR_HANDLE lmr_handle,
+			   DAT_LMR_PARAM_MASK mask, DAT_LMR_PARAM *param)
 {
 	struct kdapl_lmr *lmr;
 	DAT_RETURN ret;
@@ -629,7 +699,7 @@ DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!param)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(lmr_handle, LMR, DAT_INVALID_HANDLE_LMR, &lmr);
+	ret = kdapl_get(owner, lmr_handle, LMR, DAT_INVALID_HANDLE_LMR, &lmr);
 	if (ret)
 		return ret;
 
@@ -663,7 +733,58 @@ DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
 	kdapl_object_put(&lmr->obj);
 	return DAT_SUCCESS;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_query);
+
+/**
+ * dat_lmr_query() - parameters of a Local Memory Region
+ * @lmr_handle: the LMR
+ * @mask: DAT_LMR_FIELD_* wanted (DAT_LMR_FIELD_ALL_KDAT for all)
+ * @param: out: the fields @mask asks for; the others are not written
+ *
+ * region_desc, length and mem_type are what dat_lmr_kcreate() was given
+ * (for a shared LMR, the length of the LMR shared).  lmr_state.bound
+ * says whether the registration has been posted and completed on a
+ * connection of the PZ; lmr_state.fmr_support is always DAT_FALSE.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG2) for mask bits outside
+ * DAT_LMR_FIELD_ALL_KDAT, (ARG3) for a NULL @param; DAT_INVALID_HANDLE
+ * (LMR) for a bad @lmr_handle.
+ */
+DAT_RETURN dat_lmr_query(DAT_LMR_HANDLE lmr_handle, DAT_LMR_PARAM_MASK mask,
+			 DAT_LMR_PARAM *param)
+{
+	return kdapl_lmr_query(&kdapl_kernel_owner, lmr_handle, mask, param);
+}
 EXPORT_SYMBOL_GPL(dat_lmr_query);
+
+/*
+ * The device must not touch the memory of @lmr once it is freed: every
+ * work request still referencing it (posts found it before it left its
+ * PZ's hash) completes with a protection error.  Those the device has
+ * cannot be taken back: the connection of their EP is broken and its QP
+ * drained, and an SRQ holding such a receive is given up.  IA lock held.
+ */
+static void kdapl_lmr_forget(struct kdapl_lmr *lmr)
+{
+	struct kdapl_ia *ia = lmr->obj.ia;
+	struct kdapl_object *obj;
+
+	lockdep_assert_held(&ia->lock);
+	list_for_each_entry(obj, &ia->objects, ia_entry) {
+		if (obj->type == DAT_HANDLE_TYPE_SRQ) {
+			kdapl_srq_forget_lmr(container_of(obj, struct kdapl_srq,
+							  obj), lmr);
+			continue;
+		}
+		if (obj->type != DAT_HANDLE_TYPE_EP)
+			continue;
+		if (kdapl_dto_forget_lmr(container_of(obj, struct kdapl_ep, obj),
+					 lmr))
+			kdapl_cm_ep_break(container_of(obj, struct kdapl_ep,
+						       obj));
+	}
+}
 
 /* Release everything of a freed LMR but its memory.  IA lock held. */
 static void kdapl_lmr_destroy(struct kdapl_lmr *lmr)
@@ -673,13 +794,51 @@ static void kdapl_lmr_destroy(struct kdapl_lmr *lmr)
 	lockdep_assert_held(&ia->lock);
 	kdapl_pz_del_lmr_hash(lmr);
 	xa_cmpxchg(&lmr->pz->lmrs, lmr->lmr_context, lmr, NULL, 0);
+	/* Posts that found it in the hash are done once each EP is locked. */
+	kdapl_lmr_forget(lmr);
 	/* Never under a registration work request in flight. */
-	kdapl_dto_reg_lock();
+	kdapl_dto_reg_lock(lmr->pz);
 	kdapl_lmr_unmap(lmr, ia->ibdev);
-	kdapl_dto_reg_unlock();
+	kdapl_dto_reg_unlock(lmr->pz);
 	kdapl_unuse(&lmr->pz->obj);
 	kdapl_ia_del_object(ia, &lmr->obj);
 }
+
+/**
+ * kdapl_lmr_free() - dat_lmr_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @lmr_handle: as for dat_lmr_free()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_lmr_free().
+ * Return: as dat_lmr_free().
+ */
+DAT_RETURN kdapl_lmr_free(struct kdapl_owner *owner, DAT_LMR_HANDLE lmr_handle)
+{
+	struct kdapl_lmr *lmr;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, lmr_handle, LMR, DAT_INVALID_HANDLE_LMR, &lmr);
+	if (ret)
+		return ret;
+	ia = lmr->obj.ia;
+
+	mutex_lock(&ia->lock);
+	if (lmr->obj.users || atomic_read(&lmr->rmr_binds))
+		ret = dat_error(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_LMR_IN_USE);
+	else if (!kdapl_object_unpublish(&lmr->obj))
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	else
+		kdapl_lmr_destroy(lmr);
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&lmr->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_free);
 
 /**
  * dat_lmr_free() - destroy a Local Memory Region
@@ -690,34 +849,21 @@ static void kdapl_lmr_destroy(struct kdapl_lmr *lmr)
  * scatterlist of a DAT_MEM_TYPE_SG region.  Afterwards the handle is
  * invalid, the lmr_context is no longer known to the PZ, DTOs using it
  * fail with a protection error and the device refuses its rmr_context.
+ * The device touches the memory no more once this returns: a DTO posted
+ * before that still references the LMR completes with
+ * DAT_DTO_ERR_LOCAL_PROTECTION and moves no byte.  If the device already
+ * has such a work request, the connection of its EP is broken (BROKEN)
+ * and its QP drained before this returns; an SRQ holding such a receive
+ * goes to the error state, and so do the connections of its EPs.
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE (LMR) for a bad, freed or
  * concurrently freed @lmr_handle; DAT_INVALID_STATE (LMR_IN_USE) while
- * an RMR is bound to the LMR.
+ * an RMR is bound to the LMR, or an unbind from it has not completed.
  */
 DAT_RETURN dat_lmr_free(DAT_LMR_HANDLE lmr_handle)
 {
-	struct kdapl_lmr *lmr;
-	struct kdapl_ia *ia;
-	DAT_RETURN ret;
-
-	ret = kdapl_get(lmr_handle, LMR, DAT_INVALID_HANDLE_LMR, &lmr);
-	if (ret)
-		return ret;
-	ia = lmr->obj.ia;
-
-	mutex_lock(&ia->lock);
-	if (lmr->obj.users)
-		ret = dat_error(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_LMR_IN_USE);
-	else if (!kdapl_object_unpublish(&lmr->obj))
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-	else
-		kdapl_lmr_destroy(lmr);
-	mutex_unlock(&ia->lock);
-	kdapl_object_put(&lmr->obj);
-	return ret;
+	return kdapl_lmr_free(&kdapl_kernel_owner, lmr_handle);
 }
 EXPORT_SYMBOL_GPL(dat_lmr_free);
 
@@ -740,9 +886,22 @@ static struct kdapl_lmr *kdapl_lmr_find(struct kdapl_ia *ia,
 	return NULL;
 }
 
-/* Sync [@va, @va + @len) of @lmr, a range it covers. */
-static void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va,
-				 DAT_VLEN len, bool for_cpu)
+/**
+ * kdapl_lmr_sync_range() - sync a range of an LMR's DMA mapping
+ * @lmr: the LMR
+ * @va: first byte, in the LMR's address space
+ * @len: bytes, a range @lmr covers
+ * @for_cpu: the device wrote the range and the CPU reads it next (else
+ *	the CPU wrote it and the device accesses it next)
+ *
+ * Used by dat_lmr_sync_rdma_read() and dat_lmr_sync_rdma_write(), and
+ * for the segments of work requests (kdapl_lmr_sync_sges()).
+ *
+ * Context: any context; the LMR's mapping is not torn down meanwhile
+ * (the IA lock held, or a work request of the LMR outstanding).
+ */
+void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len,
+			  bool for_cpu)
 {
 	u64 off = va - lmr->registered_address, chunk, l;
 	struct ib_device *dev;
@@ -778,6 +937,47 @@ static void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va,
 	}
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Segments kdapl_lmr_sync_sges() synced, for the device and for the CPU. */
+atomic_t kdapl_lmr_sge_syncs[2];
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_sge_syncs);
+#endif
+
+/**
+ * kdapl_lmr_sync_sges() - sync the segments of a work request
+ * @lmrs: the LMR of each segment
+ * @sge: the segments, as kdapl_lmr_sge() builds them (or with the LMR's
+ *	own key and address, for RDMA Read sinks)
+ * @n: number of segments
+ * @for_cpu: after the device wrote them (else before it accesses them)
+ *
+ * Only the segments of LMRs whose mapping needs it are synced: kdapl
+ * makes its local DTOs coherent, the consumer syncs what peers access
+ * (dat_lmr_sync_rdma_read(), dat_lmr_sync_rdma_write()).
+ *
+ * Context: any context; the work request is outstanding.
+ */
+void kdapl_lmr_sync_sges(struct kdapl_lmr *const *lmrs,
+			 const struct ib_sge *sge, unsigned int n,
+			 bool for_cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct kdapl_lmr *lmr = lmrs[i];
+		u64 va = sge[i].addr;
+
+		if (!lmr->need_sync)
+			continue;
+		if (sge[i].lkey == lmr->sge_lkey)
+			va -= lmr->sge_offset;
+		kdapl_lmr_sync_range(lmr, va, sge[i].length, for_cpu);
+#if IS_ENABLED(CONFIG_KUNIT)
+		atomic_inc(&kdapl_lmr_sge_syncs[for_cpu]);
+#endif
+	}
+}
+
 /*
  * One pass over the segments: check each (@apply false) or sync each
  * (@apply true, after a checking pass succeeded).  IA lock held.
@@ -806,14 +1006,15 @@ static DAT_RETURN kdapl_lmr_sync_pass(struct kdapl_ia *ia,
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN kdapl_lmr_sync(DAT_IA_HANDLE ia_handle,
+static DAT_RETURN kdapl_lmr_sync(struct kdapl_owner *owner,
+				 DAT_IA_HANDLE ia_handle,
 				 const DAT_LMR_TRIPLET *segs, DAT_VLEN n,
 				 bool for_cpu)
 {
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
 		return ret;
 	if (n && !segs) {
@@ -828,6 +1029,29 @@ static DAT_RETURN kdapl_lmr_sync(DAT_IA_HANDLE ia_handle,
 	kdapl_object_put(&ia->obj);
 	return ret;
 }
+
+/**
+ * kdapl_lmr_sync_rdma_read() - dat_lmr_sync_rdma_read() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_lmr_sync_rdma_read()
+ * @local_segments: as for dat_lmr_sync_rdma_read()
+ * @num_segments: as for dat_lmr_sync_rdma_read()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_lmr_sync_rdma_read().
+ * Return: as dat_lmr_sync_rdma_read().
+ */
+DAT_RETURN kdapl_lmr_sync_rdma_read(struct kdapl_owner *owner,
+				    DAT_IA_HANDLE ia_handle,
+				    const DAT_LMR_TRIPLET *local_segments,
+				    DAT_VLEN num_segments)
+{
+	return kdapl_lmr_sync(owner, ia_handle, local_segments, num_segments,
+			      false);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_sync_rdma_read);
 
 /**
  * dat_lmr_sync_rdma_read() - make local writes visible to RDMA Reads
@@ -850,9 +1074,33 @@ DAT_RETURN dat_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle,
 				  const DAT_LMR_TRIPLET *local_segments,
 				  DAT_VLEN num_segments)
 {
-	return kdapl_lmr_sync(ia_handle, local_segments, num_segments, false);
+	return kdapl_lmr_sync_rdma_read(&kdapl_kernel_owner, ia_handle,
+					local_segments, num_segments);
 }
 EXPORT_SYMBOL_GPL(dat_lmr_sync_rdma_read);
+
+/**
+ * kdapl_lmr_sync_rdma_write() - dat_lmr_sync_rdma_write() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_lmr_sync_rdma_write()
+ * @local_segments: as for dat_lmr_sync_rdma_write()
+ * @num_segments: as for dat_lmr_sync_rdma_write()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_lmr_sync_rdma_write().
+ * Return: as dat_lmr_sync_rdma_write().
+ */
+DAT_RETURN kdapl_lmr_sync_rdma_write(struct kdapl_owner *owner,
+				     DAT_IA_HANDLE ia_handle,
+				     const DAT_LMR_TRIPLET *local_segments,
+				     DAT_VLEN num_segments)
+{
+	return kdapl_lmr_sync(owner, ia_handle, local_segments, num_segments,
+			      true);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_lmr_sync_rdma_write);
 
 /**
  * dat_lmr_sync_rdma_write() - make RDMA Writes visible to the CPU
@@ -872,12 +1120,13 @@ DAT_RETURN dat_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 				   const DAT_LMR_TRIPLET *local_segments,
 				   DAT_VLEN num_segments)
 {
-	return kdapl_lmr_sync(ia_handle, local_segments, num_segments, true);
+	return kdapl_lmr_sync_rdma_write(&kdapl_kernel_owner, ia_handle,
+					 local_segments, num_segments);
 }
 EXPORT_SYMBOL_GPL(dat_lmr_sync_rdma_write);
 
 /* Abrupt close: free in any state (RMRs, rank 20, went first). */
-static void kdapl_lmr_free(struct kdapl_object *obj)
+static void kdapl_lmr_force_free(struct kdapl_object *obj)
 {
 	struct kdapl_lmr *lmr = container_of(obj, struct kdapl_lmr, obj);
 
@@ -890,9 +1139,9 @@ static void kdapl_lmr_detach(struct kdapl_object *obj)
 {
 	struct kdapl_lmr *lmr = container_of(obj, struct kdapl_lmr, obj);
 
-	kdapl_dto_reg_lock();
+	kdapl_dto_reg_lock(lmr->pz);
 	kdapl_lmr_unmap(lmr, obj->ia->ibdev);
-	kdapl_dto_reg_unlock();
+	kdapl_dto_reg_unlock(lmr->pz);
 }
 
 static void kdapl_lmr_release(struct kdapl_object *obj)
@@ -907,7 +1156,7 @@ const struct kdapl_type_ops kdapl_lmr_type = {
 	.name = "lmr",
 	.bad_handle = DAT_INVALID_HANDLE_LMR,
 	.close_rank = 30,
-	.free = kdapl_lmr_free,
+	.free = kdapl_lmr_force_free,
 	.detach = kdapl_lmr_detach,
 	.release = kdapl_lmr_release,
 };

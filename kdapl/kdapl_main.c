@@ -33,6 +33,7 @@ static int __init kdapl_init(void)
 {
 	int ret;
 
+	kdapl_object_init_table();
 	kdapl_wq = alloc_workqueue("kdapl", WQ_MEM_RECLAIM, 0);
 	if (!kdapl_wq)
 		return -ENOMEM;

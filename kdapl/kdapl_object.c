@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DAT handles: typed, generation-checked references to kdapl objects.
+ * DAT handles: typed, generation-checked, owned references to kdapl
+ * objects.
  *
  * A handle is not a pointer.  It packs the object's type, a generation
  * and an index in one global table:
@@ -9,12 +10,20 @@
  *   bits 55..32  generation (never 0)
  *   bits 31..0   index in kdapl_handles (from 1)
  *
- * A lookup checks all three and takes a reference, so a NULL, freed,
- * stale, foreign or made-up handle gives DAT_INVALID_HANDLE and never
- * touches freed memory.  The generation makes a handle of a freed object
- * useless even once its index is reused, as the lowest free index is.
- * Lookups run under RCU and may come from any context; object memory is
- * freed after a grace period.
+ * A lookup checks all three, and that the object belongs to the owner
+ * the lookup is made for, and takes a reference: a NULL, freed, stale,
+ * foreign or made-up handle, or one of another owner (another process's,
+ * or a kernel consumer's from a process), gives DAT_INVALID_HANDLE and
+ * never touches freed memory.  Lookups run under RCU and may come from
+ * any context; object memory is freed after a grace period.
+ *
+ * Each index has its own generations, starting at a value drawn from a
+ * key chosen at module load and counting up each time the index is
+ * given out again: the lowest free index is reused, the generation
+ * makes a handle of a freed object useless, and a handle of another
+ * owner cannot be guessed from one's own.  An index whose generations
+ * all went (2^24 - 1 objects) is retired for as long as the module is
+ * loaded, so no handle ever comes back.
  *
  * The xarray allocates indexes and owns the entries; lookups read a flat
  * copy of its pointers, kdapl_handle_table, indexed by the handle's
@@ -27,7 +36,9 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/hash.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/xarray.h>
 #include <kunit/visibility.h>
 
@@ -40,7 +51,8 @@ struct kdapl_handle_table __rcu *kdapl_handle_table;
 EXPORT_SYMBOL_IF_KUNIT(kdapl_handle_table);
 /* Serialises the growth of kdapl_handle_table. */
 static DEFINE_MUTEX(kdapl_handle_grow);
-static atomic_t kdapl_generation = ATOMIC_INIT(0);
+/* Where the generations of each index start; see kdapl_gen_first(). */
+static u32 kdapl_gen_key;
 
 /* The per-type operations, indexed by DAT_HANDLE_TYPE. */
 static const struct kdapl_type_ops *const kdapl_types[] = {
@@ -87,6 +99,7 @@ void kdapl_object_init(struct kdapl_object *obj, DAT_HANDLE_TYPE type,
 	obj->type = type;
 	obj->handle = kdapl_handle_make(type, obj->gen, obj->id);
 	obj->ia = ia;
+	obj->owner = ia->owner;
 	obj->users = 0;
 	INIT_LIST_HEAD(&obj->ia_entry);
 }
@@ -96,6 +109,42 @@ static struct kdapl_handle_table *kdapl_handle_table_locked(void)
 {
 	return rcu_dereference_protected(kdapl_handle_table,
 					 lockdep_is_held(&kdapl_handles.xa_lock));
+}
+
+/* The first generation of index @id. */
+static u32 kdapl_gen_first(u32 id)
+{
+	return hash_32(id ^ kdapl_gen_key, 24) ?: 1;
+}
+
+/*
+ * The generation to give index @id after @last (0: never given), or 0
+ * when the index has given every one.
+ */
+static u32 kdapl_gen_next(u32 id, u32 last)
+{
+	u32 gen;
+
+	if (!last)
+		return kdapl_gen_first(id);
+	gen = (last + 1) & KDAPL_HANDLE_GEN_MASK;
+	if (!gen)
+		gen = 1;
+	return gen == kdapl_gen_first(id) ? 0 : gen;
+}
+
+/* A table of @size slots: the generations follow the pointers. */
+static struct kdapl_handle_table *kdapl_handle_table_alloc(u32 size)
+{
+	struct kdapl_handle_table *t;
+	size_t bytes = struct_size(t, objs, size);
+
+	t = kvzalloc(bytes + size * sizeof(*t->gens), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->size = size;
+	t->gens = (u32 *)((char *)t + bytes);
+	return t;
 }
 
 /*
@@ -118,16 +167,17 @@ static int kdapl_handle_table_fit(u32 id)
 	size = old ? old->size : KDAPL_HANDLE_TABLE_MIN;
 	while (size <= id)
 		size *= 2;
-	new = kvzalloc(struct_size(new, objs, size), GFP_KERNEL);
+	new = kdapl_handle_table_alloc(size);
 	if (!new) {
 		mutex_unlock(&kdapl_handle_grow);
 		return -ENOMEM;
 	}
-	new->size = size;
 	xa_lock_irqsave(&kdapl_handles, flags);
-	for (i = 0; old && i < old->size; i++)
+	for (i = 0; old && i < old->size; i++) {
 		RCU_INIT_POINTER(new->objs[i],
 				 rcu_dereference_protected(old->objs[i], true));
+		new->gens[i] = old->gens[i];
+	}
 	rcu_assign_pointer(kdapl_handle_table, new);
 	xa_unlock_irqrestore(&kdapl_handles, flags);
 	mutex_unlock(&kdapl_handle_grow);
@@ -137,69 +187,133 @@ static int kdapl_handle_table_fit(u32 id)
 }
 
 /**
+ * kdapl_object_init_table() - draw the key of the generations
+ *
+ * Called once at module load, before any object is published.
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int kdapl_object_init_table(void)
+{
+	kdapl_gen_key = get_random_u32();
+	return 0;
+}
+
+/**
  * kdapl_object_exit() - free the handle table at module unload
  *
- * Every object is gone by then.
+ * Every object is gone by then; only retired indexes are left.
  *
  * Context: process context.
  */
 void kdapl_object_exit(void)
 {
 	struct kdapl_handle_table *t;
+	struct kdapl_object *obj;
+	unsigned long id;
 
-	WARN_ON_ONCE(!xa_empty(&kdapl_handles));
+	xa_for_each(&kdapl_handles, id, obj)
+		WARN_ONCE(1, "kdapl: %s object %lu left at unload\n",
+			  kdapl_object_ops(obj->type)->name, id);
+	xa_destroy(&kdapl_handles);
 	t = rcu_dereference_protected(kdapl_handle_table, true);
 	RCU_INIT_POINTER(kdapl_handle_table, NULL);
-	kvfree_rcu(t, rcu);
+	if (t)
+		kvfree_rcu(t, rcu);
+}
+
+/*
+ * Give @obj, just allocated index obj->id, its generation and handle and
+ * make lookups find it; false if the index has no generation left (it
+ * is retired, the caller takes another).
+ */
+static bool kdapl_object_install(struct kdapl_object *obj)
+{
+	struct kdapl_handle_table *t;
+	unsigned long flags;
+	u32 gen;
+
+	xa_lock_irqsave(&kdapl_handles, flags);
+	t = kdapl_handle_table_locked();
+	gen = kdapl_gen_next(obj->id, t->gens[obj->id]);
+	if (!gen) {
+		/* Reserved: the index is never given out again. */
+		__xa_cmpxchg(&kdapl_handles, obj->id, obj, XA_ZERO_ENTRY,
+			     GFP_ATOMIC);
+		xa_unlock_irqrestore(&kdapl_handles, flags);
+		return false;
+	}
+	t->gens[obj->id] = gen;
+	obj->gen = gen;
+	obj->handle = kdapl_handle_make(obj->type, gen, obj->id);
+	rcu_assign_pointer(t->objs[obj->id], obj);
+	xa_unlock_irqrestore(&kdapl_handles, flags);
+	return true;
 }
 
 /**
  * kdapl_object_publish() - give an object its handle
  * @obj: an object from kdapl_object_init(), fully set up
  *
- * From now on lookups of its handle find it.  The handle table owns the
- * initial reference, dropped by kdapl_object_unpublish().  A published
- * object other than an IA holds a reference to its IA until its memory
- * is released, so the IA outlives every object of it.  On failure the
- * object was never visible and the caller frees it directly.
+ * From now on lookups of its handle by its owner find it.  The handle
+ * table owns the initial reference, dropped by kdapl_object_unpublish().
+ * A published object other than an IA holds a reference to its IA until
+ * its memory is released, so the IA outlives every object of it.  On
+ * failure the object was never visible and the caller frees it directly.
  *
  * Context: process context, may sleep.
  * Return: 0, or -ENOMEM or -EBUSY if the table is full.
  */
 int kdapl_object_publish(struct kdapl_object *obj)
 {
-	unsigned long flags;
-	u32 gen;
 	int ret;
-
-	do {
-		gen = atomic_inc_return(&kdapl_generation) &
-		      KDAPL_HANDLE_GEN_MASK;
-	} while (!gen);
-	obj->gen = gen;
 
 	if (&obj->ia->obj != obj)
 		kref_get(&obj->ia->obj.ref);
-	obj->id = 0;
-	ret = xa_alloc_irq(&kdapl_handles, &obj->id, obj, XA_LIMIT(1, U32_MAX),
-			   GFP_KERNEL);
-	if (!ret)
-		ret = kdapl_handle_table_fit(obj->id);
-	if (ret) {
-		if (obj->id)
-			xa_erase_irq(&kdapl_handles, obj->id);
+	do {
 		obj->id = 0;
-		if (&obj->ia->obj != obj)
-			kdapl_object_put(&obj->ia->obj);
-		return ret;
-	}
-	obj->handle = kdapl_handle_make(obj->type, gen, obj->id);
-	xa_lock_irqsave(&kdapl_handles, flags);
-	rcu_assign_pointer(kdapl_handle_table_locked()->objs[obj->id], obj);
-	xa_unlock_irqrestore(&kdapl_handles, flags);
+		ret = xa_alloc_irq(&kdapl_handles, &obj->id, obj,
+				   XA_LIMIT(1, U32_MAX), GFP_KERNEL);
+		if (!ret)
+			ret = kdapl_handle_table_fit(obj->id);
+		if (ret) {
+			if (obj->id)
+				xa_erase_irq(&kdapl_handles, obj->id);
+			obj->id = 0;
+			if (&obj->ia->obj != obj)
+				kdapl_object_put(&obj->ia->obj);
+			return ret;
+		}
+	} while (!kdapl_object_install(obj));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_publish);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kdapl_object_exhaust() - spend the generations of an index
+ * @id: an index of the handle table
+ *
+ * The next object given @id finds no generation left: @id is retired.
+ * For KUnit, which cannot publish 2^24 objects.
+ *
+ * Context: any context.
+ */
+void kdapl_object_exhaust(u32 id)
+{
+	struct kdapl_handle_table *t;
+	unsigned long flags;
+	u32 first = kdapl_gen_first(id);
+
+	xa_lock_irqsave(&kdapl_handles, flags);
+	t = kdapl_handle_table_locked();
+	if (t && id < t->size)
+		t->gens[id] = first == 1 ? KDAPL_HANDLE_GEN_MASK : first - 1;
+	xa_unlock_irqrestore(&kdapl_handles, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_object_exhaust);
+#endif
 
 /**
  * kdapl_object_unpublish() - invalidate an object's handle
@@ -233,6 +347,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_unpublish);
 
 /**
  * kdapl_object_get() - look up a handle and take a reference
+ * @owner: who looks: another owner's object is not found
  * @handle: the handle
  * @type: the type the handle must have
  * @bad_handle: DAT_INVALID_HANDLE subtype to return on failure
@@ -240,23 +355,17 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_unpublish);
  *
  * Context: any context.
  * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE with @bad_handle as subtype
- * if @handle is NULL, of another type, stale or unknown.
+ * if @handle is NULL, of another type or owner, stale or unknown.
  */
-DAT_RETURN kdapl_object_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
-			    DAT_RETURN_SUBTYPE bad_handle,
+DAT_RETURN kdapl_object_get(struct kdapl_owner *owner, DAT_HANDLE handle,
+			    DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad_handle,
 			    struct kdapl_object **objp)
 {
-	u64 v = (u64)(uintptr_t)handle;
 	struct kdapl_object *obj;
-	u32 gen = (v >> KDAPL_HANDLE_GEN_SHIFT) & KDAPL_HANDLE_GEN_MASK;
-
-	if (!handle || (v >> KDAPL_HANDLE_TYPE_SHIFT) != (u64)type || !gen)
-		return dat_error(DAT_INVALID_HANDLE, bad_handle);
 
 	rcu_read_lock();
-	obj = kdapl_handle_table_obj((u32)v);
-	if (!obj || obj->type != type || obj->gen != gen ||
-	    !kref_get_unless_zero(&obj->ref))
+	obj = kdapl_object_lookup_rcu(owner, handle, type);
+	if (obj && !kref_get_unless_zero(&obj->ref))
 		obj = NULL;
 	rcu_read_unlock();
 
@@ -269,6 +378,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get);
 
 /**
  * kdapl_object_get_typed() - kdapl_object_get() returning the container
+ * @owner: who looks
  * @handle: the handle
  * @type: the type the handle must have
  * @bad_handle: DAT_INVALID_HANDLE subtype to return on failure
@@ -280,14 +390,15 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_get);
  * Context: any context.
  * Return: as kdapl_object_get().
  */
-DAT_RETURN kdapl_object_get_typed(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+DAT_RETURN kdapl_object_get_typed(struct kdapl_owner *owner, DAT_HANDLE handle,
+				  DAT_HANDLE_TYPE type,
 				  DAT_RETURN_SUBTYPE bad_handle, void **ptr,
 				  size_t offset)
 {
 	struct kdapl_object *obj;
 	DAT_RETURN ret;
 
-	ret = kdapl_object_get(handle, type, bad_handle, &obj);
+	ret = kdapl_object_get(owner, handle, type, bad_handle, &obj);
 	if (ret == DAT_SUCCESS)
 		*ptr = (char *)obj - offset;
 	return ret;
@@ -322,6 +433,40 @@ void kdapl_object_put(struct kdapl_object *obj)
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_put);
 
 /**
+ * kdapl_get_handle_type() - dat_get_handle_type() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @handle: as for dat_get_handle_type()
+ * @type: as for dat_get_handle_type()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_get_handle_type().
+ * Return: as dat_get_handle_type().
+ */
+DAT_RETURN kdapl_get_handle_type(struct kdapl_owner *owner, DAT_HANDLE handle,
+				 DAT_HANDLE_TYPE *type)
+{
+	u64 v = (u64)(uintptr_t)handle;
+	DAT_HANDLE_TYPE t = v >> KDAPL_HANDLE_TYPE_SHIFT;
+	struct kdapl_object *obj;
+	DAT_RETURN ret;
+
+	if (!type)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!kdapl_object_ops(t))
+		return dat_error(DAT_INVALID_HANDLE, 0);
+	ret = kdapl_object_get(owner, handle, t, kdapl_object_ops(t)->bad_handle,
+			       &obj);
+	if (ret)
+		return ret;
+	*type = t;
+	kdapl_object_put(obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_get_handle_type);
+
+/**
  * dat_get_handle_type() - the type of a live handle
  * @handle: any DAT handle
  * @type: where the type is stored
@@ -334,21 +479,6 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_put);
  */
 DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type)
 {
-	u64 v = (u64)(uintptr_t)handle;
-	DAT_HANDLE_TYPE t = v >> KDAPL_HANDLE_TYPE_SHIFT;
-	struct kdapl_object *obj;
-	DAT_RETURN ret;
-
-	if (!type)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!kdapl_object_ops(t))
-		return dat_error(DAT_INVALID_HANDLE, 0);
-	ret = kdapl_object_get(handle, t, kdapl_object_ops(t)->bad_handle,
-			       &obj);
-	if (ret)
-		return ret;
-	*type = t;
-	kdapl_object_put(obj);
-	return DAT_SUCCESS;
+	return kdapl_get_handle_type(&kdapl_kernel_owner, handle, type);
 }
 EXPORT_SYMBOL_GPL(dat_get_handle_type);

@@ -166,7 +166,8 @@ static void kdapl_sp_destroy(struct kdapl_sp *sp)
  * qualifier and store it in *@conn_qual_out.  The DAT argument numbers of
  * the EVD and out handle depend on the call: @evd_arg, @out_arg.
  */
-static DAT_RETURN kdapl_sp_create(DAT_HANDLE_TYPE type,
+static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
+				  DAT_HANDLE_TYPE type,
 				  DAT_IA_HANDLE ia_handle,
 				  DAT_CONN_QUAL conn_qual, bool any,
 				  DAT_EP_HANDLE ep_handle,
@@ -193,10 +194,11 @@ static DAT_RETURN kdapl_sp_create(DAT_HANDLE_TYPE type,
 	    psp_flags != DAT_PSP_PROVIDER_FLAG)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
 		return ret;
-	ret = kdapl_get(evd_handle, EVD, DAT_INVALID_HANDLE_EVD_CR, &evd);
+	ret = kdapl_get(owner, evd_handle, EVD, DAT_INVALID_HANDLE_EVD_CR,
+			&evd);
 	if (ret)
 		goto put_ia;
 	if (evd->obj.ia != ia || !(evd->flags & DAT_EVD_CR_FLAG)) {
@@ -204,7 +206,8 @@ static DAT_RETURN kdapl_sp_create(DAT_HANDLE_TYPE type,
 		goto put_evd;
 	}
 	if (type == DAT_HANDLE_TYPE_RSP) {
-		ret = kdapl_get(ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+		ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP,
+				&ep);
 		if (ret)
 			goto put_evd;
 		if (ep->obj.ia != ia) {
@@ -214,7 +217,7 @@ static DAT_RETURN kdapl_sp_create(DAT_HANDLE_TYPE type,
 		}
 	}
 
-	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	sp = kzalloc(sizeof(*sp), GFP_KERNEL_ACCOUNT);
 	if (!sp) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -290,6 +293,31 @@ put_ia:
 }
 
 /**
+ * kdapl_psp_create() - dat_psp_create() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_psp_create()
+ * @conn_qual: as for dat_psp_create()
+ * @evd_handle: as for dat_psp_create()
+ * @psp_flags: as for dat_psp_create()
+ * @psp_handle: as for dat_psp_create()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_psp_create().
+ * Return: as dat_psp_create().
+ */
+DAT_RETURN kdapl_psp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_CONN_QUAL conn_qual, DAT_EVD_HANDLE evd_handle,
+			    DAT_PSP_FLAGS psp_flags, DAT_PSP_HANDLE *psp_handle)
+{
+	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_PSP, ia_handle, conn_qual,
+			       false, DAT_HANDLE_NULL, evd_handle, psp_flags,
+			       NULL, psp_handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create);
+
+/**
  * dat_psp_create() - listen for connection requests on a qualifier
  * @ia_handle: the IA; requests to its address and @conn_qual arrive here
  * @conn_qual: the connection qualifier, 1 to 65535 (a port of rdma_cm's
@@ -320,11 +348,38 @@ DAT_RETURN dat_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 			  DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
 			  DAT_PSP_HANDLE *psp_handle)
 {
-	return kdapl_sp_create(DAT_HANDLE_TYPE_PSP, ia_handle, conn_qual,
-			       false, DAT_HANDLE_NULL, evd_handle, psp_flags,
-			       NULL, psp_handle);
+	return kdapl_psp_create(&kdapl_kernel_owner, ia_handle, conn_qual,
+				evd_handle, psp_flags, psp_handle);
 }
 EXPORT_SYMBOL_GPL(dat_psp_create);
+
+/**
+ * kdapl_psp_create_any() - dat_psp_create_any() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_psp_create_any()
+ * @conn_qual: as for dat_psp_create_any()
+ * @evd_handle: as for dat_psp_create_any()
+ * @psp_flags: as for dat_psp_create_any()
+ * @psp_handle: as for dat_psp_create_any()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_psp_create_any().
+ * Return: as dat_psp_create_any().
+ */
+DAT_RETURN kdapl_psp_create_any(struct kdapl_owner *owner,
+				DAT_IA_HANDLE ia_handle,
+				DAT_CONN_QUAL *conn_qual,
+				DAT_EVD_HANDLE evd_handle,
+				DAT_PSP_FLAGS psp_flags,
+				DAT_PSP_HANDLE *psp_handle)
+{
+	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_PSP, ia_handle, 0, true,
+			       DAT_HANDLE_NULL, evd_handle, psp_flags,
+			       conn_qual, psp_handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create_any);
 
 /**
  * dat_psp_create_any() - listen on a connection qualifier kdapl picks
@@ -339,17 +394,55 @@ EXPORT_SYMBOL_GPL(dat_psp_create);
  * %DAT_INVALID_ARG2 means @conn_qual is NULL, and %DAT_CONN_QUAL_IN_USE
  * cannot happen (%DAT_INTERNAL_ERROR if no port is free).
  */
-DAT_RETURN dat_psp_create_any(DAT_IA_HANDLE ia_handle,
-			      DAT_CONN_QUAL *conn_qual,
+DAT_RETURN dat_psp_create_any(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *conn_qual,
 			      DAT_EVD_HANDLE evd_handle,
 			      DAT_PSP_FLAGS psp_flags,
 			      DAT_PSP_HANDLE *psp_handle)
 {
-	return kdapl_sp_create(DAT_HANDLE_TYPE_PSP, ia_handle, 0, true,
-			       DAT_HANDLE_NULL, evd_handle, psp_flags,
-			       conn_qual, psp_handle);
+	return kdapl_psp_create_any(&kdapl_kernel_owner, ia_handle, conn_qual,
+				    evd_handle, psp_flags, psp_handle);
 }
 EXPORT_SYMBOL_GPL(dat_psp_create_any);
+
+/**
+ * kdapl_psp_query() - dat_psp_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @psp_handle: as for dat_psp_query()
+ * @mask: as for dat_psp_query()
+ * @param: as for dat_psp_query()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_psp_query().
+ * Return: as dat_psp_query().
+ */
+DAT_RETURN kdapl_psp_query(struct kdapl_owner *owner, DAT_PSP_HANDLE psp_handle,
+			   DAT_PSP_PARAM_MASK mask, DAT_PSP_PARAM *param)
+{
+	struct kdapl_sp *sp;
+	DAT_RETURN ret;
+
+	if (mask & ~DAT_PSP_FIELD_ALL)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = kdapl_get(owner, psp_handle, PSP, DAT_INVALID_HANDLE_PSP, &sp);
+	if (ret)
+		return ret;
+	/* None of these changes while the SP is published. */
+	if (mask & DAT_PSP_FIELD_IA_HANDLE)
+		param->ia_handle = kdapl_object_handle(&sp->obj.ia->obj);
+	if (mask & DAT_PSP_FIELD_CONN_QUAL)
+		param->conn_qual = sp->conn_qual;
+	if (mask & DAT_PSP_FIELD_EVD_HANDLE)
+		param->evd_handle = kdapl_object_handle(&sp->evd->obj);
+	if (mask & DAT_PSP_FIELD_PSP_FLAGS)
+		param->psp_flags = sp->flags;
+	kdapl_object_put(&sp->obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_query);
 
 /**
  * dat_psp_query() - parameters of a Public Service Point
@@ -367,38 +460,19 @@ EXPORT_SYMBOL_GPL(dat_psp_create_any);
 DAT_RETURN dat_psp_query(DAT_PSP_HANDLE psp_handle, DAT_PSP_PARAM_MASK mask,
 			 DAT_PSP_PARAM *param)
 {
-	struct kdapl_sp *sp;
-	DAT_RETURN ret;
-
-	if (mask & ~DAT_PSP_FIELD_ALL)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!param)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(psp_handle, PSP, DAT_INVALID_HANDLE_PSP, &sp);
-	if (ret)
-		return ret;
-	/* None of these changes while the SP is published. */
-	if (mask & DAT_PSP_FIELD_IA_HANDLE)
-		param->ia_handle = kdapl_object_handle(&sp->obj.ia->obj);
-	if (mask & DAT_PSP_FIELD_CONN_QUAL)
-		param->conn_qual = sp->conn_qual;
-	if (mask & DAT_PSP_FIELD_EVD_HANDLE)
-		param->evd_handle = kdapl_object_handle(&sp->evd->obj);
-	if (mask & DAT_PSP_FIELD_PSP_FLAGS)
-		param->psp_flags = sp->flags;
-	kdapl_object_put(&sp->obj);
-	return DAT_SUCCESS;
+	return kdapl_psp_query(&kdapl_kernel_owner, psp_handle, mask, param);
 }
 EXPORT_SYMBOL_GPL(dat_psp_query);
 
-static DAT_RETURN kdapl_sp_free(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+static DAT_RETURN kdapl_sp_free(struct kdapl_owner *owner, DAT_HANDLE handle,
+				DAT_HANDLE_TYPE type,
 				DAT_RETURN_SUBTYPE bad)
 {
 	struct kdapl_object *obj;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_object_get(handle, type, bad, &obj);
+	ret = kdapl_object_get(owner, handle, type, bad, &obj);
 	if (ret)
 		return ret;
 	ia = obj->ia;
@@ -411,6 +485,24 @@ static DAT_RETURN kdapl_sp_free(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 	kdapl_object_put(obj);
 	return ret;
 }
+
+/**
+ * kdapl_psp_free() - dat_psp_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @psp_handle: as for dat_psp_free()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_psp_free().
+ * Return: as dat_psp_free().
+ */
+DAT_RETURN kdapl_psp_free(struct kdapl_owner *owner, DAT_PSP_HANDLE psp_handle)
+{
+	return kdapl_sp_free(owner, psp_handle, DAT_HANDLE_TYPE_PSP,
+			     DAT_INVALID_HANDLE_PSP);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_free);
 
 /**
  * dat_psp_free() - stop listening on a Public Service Point
@@ -427,10 +519,35 @@ static DAT_RETURN kdapl_sp_free(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
  */
 DAT_RETURN dat_psp_free(DAT_PSP_HANDLE psp_handle)
 {
-	return kdapl_sp_free(psp_handle, DAT_HANDLE_TYPE_PSP,
-			     DAT_INVALID_HANDLE_PSP);
+	return kdapl_psp_free(&kdapl_kernel_owner, psp_handle);
 }
 EXPORT_SYMBOL_GPL(dat_psp_free);
+
+/**
+ * kdapl_rsp_create() - dat_rsp_create() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_rsp_create()
+ * @conn_qual: as for dat_rsp_create()
+ * @ep_handle: as for dat_rsp_create()
+ * @evd_handle: as for dat_rsp_create()
+ * @rsp_handle: as for dat_rsp_create()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_rsp_create().
+ * Return: as dat_rsp_create().
+ */
+DAT_RETURN kdapl_rsp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_CONN_QUAL conn_qual, DAT_EP_HANDLE ep_handle,
+			    DAT_EVD_HANDLE evd_handle,
+			    DAT_RSP_HANDLE *rsp_handle)
+{
+	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_RSP, ia_handle, conn_qual,
+			       false, ep_handle, evd_handle, 0, NULL,
+			       rsp_handle);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_create);
 
 /**
  * dat_rsp_create() - reserve an Endpoint for one connection request
@@ -467,11 +584,53 @@ DAT_RETURN dat_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 			  DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
 			  DAT_RSP_HANDLE *rsp_handle)
 {
-	return kdapl_sp_create(DAT_HANDLE_TYPE_RSP, ia_handle, conn_qual,
-			       false, ep_handle, evd_handle, 0, NULL,
-			       rsp_handle);
+	return kdapl_rsp_create(&kdapl_kernel_owner, ia_handle, conn_qual,
+				ep_handle, evd_handle, rsp_handle);
 }
 EXPORT_SYMBOL_GPL(dat_rsp_create);
+
+/**
+ * kdapl_rsp_query() - dat_rsp_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @rsp_handle: as for dat_rsp_query()
+ * @mask: as for dat_rsp_query()
+ * @param: as for dat_rsp_query()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_rsp_query().
+ * Return: as dat_rsp_query().
+ */
+DAT_RETURN kdapl_rsp_query(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle,
+			   DAT_RSP_PARAM_MASK mask, DAT_RSP_PARAM *param)
+{
+	struct kdapl_sp *sp;
+	DAT_RETURN ret;
+
+	if (mask & ~DAT_RSP_FIELD_ALL)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = kdapl_get(owner, rsp_handle, RSP, DAT_INVALID_HANDLE_RSP, &sp);
+	if (ret)
+		return ret;
+	if (mask & DAT_RSP_FIELD_IA_HANDLE)
+		param->ia_handle = kdapl_object_handle(&sp->obj.ia->obj);
+	if (mask & DAT_RSP_FIELD_CONN_QUAL)
+		param->conn_qual = sp->conn_qual;
+	if (mask & DAT_RSP_FIELD_EVD_HANDLE)
+		param->evd_handle = kdapl_object_handle(&sp->evd->obj);
+	if (mask & DAT_RSP_FIELD_EP_HANDLE) {
+		mutex_lock(&sp->obj.ia->lock);
+		param->ep_handle = sp->ep ? kdapl_object_handle(&sp->ep->obj) :
+					    DAT_HANDLE_NULL;
+		mutex_unlock(&sp->obj.ia->lock);
+	}
+	kdapl_object_put(&sp->obj);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_query);
 
 /**
  * dat_rsp_query() - parameters of a Reserved Service Point
@@ -490,32 +649,27 @@ EXPORT_SYMBOL_GPL(dat_rsp_create);
 DAT_RETURN dat_rsp_query(DAT_RSP_HANDLE rsp_handle, DAT_RSP_PARAM_MASK mask,
 			 DAT_RSP_PARAM *param)
 {
-	struct kdapl_sp *sp;
-	DAT_RETURN ret;
-
-	if (mask & ~DAT_RSP_FIELD_ALL)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!param)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(rsp_handle, RSP, DAT_INVALID_HANDLE_RSP, &sp);
-	if (ret)
-		return ret;
-	if (mask & DAT_RSP_FIELD_IA_HANDLE)
-		param->ia_handle = kdapl_object_handle(&sp->obj.ia->obj);
-	if (mask & DAT_RSP_FIELD_CONN_QUAL)
-		param->conn_qual = sp->conn_qual;
-	if (mask & DAT_RSP_FIELD_EVD_HANDLE)
-		param->evd_handle = kdapl_object_handle(&sp->evd->obj);
-	if (mask & DAT_RSP_FIELD_EP_HANDLE) {
-		mutex_lock(&sp->obj.ia->lock);
-		param->ep_handle = sp->ep ? kdapl_object_handle(&sp->ep->obj) :
-					    DAT_HANDLE_NULL;
-		mutex_unlock(&sp->obj.ia->lock);
-	}
-	kdapl_object_put(&sp->obj);
-	return DAT_SUCCESS;
+	return kdapl_rsp_query(&kdapl_kernel_owner, rsp_handle, mask, param);
 }
 EXPORT_SYMBOL_GPL(dat_rsp_query);
+
+/**
+ * kdapl_rsp_free() - dat_rsp_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @rsp_handle: as for dat_rsp_free()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_rsp_free().
+ * Return: as dat_rsp_free().
+ */
+DAT_RETURN kdapl_rsp_free(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle)
+{
+	return kdapl_sp_free(owner, rsp_handle, DAT_HANDLE_TYPE_RSP,
+			     DAT_INVALID_HANDLE_RSP);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_free);
 
 /**
  * dat_rsp_free() - free a Reserved Service Point
@@ -531,8 +685,7 @@ EXPORT_SYMBOL_GPL(dat_rsp_query);
  */
 DAT_RETURN dat_rsp_free(DAT_RSP_HANDLE rsp_handle)
 {
-	return kdapl_sp_free(rsp_handle, DAT_HANDLE_TYPE_RSP,
-			     DAT_INVALID_HANDLE_RSP);
+	return kdapl_rsp_free(&kdapl_kernel_owner, rsp_handle);
 }
 EXPORT_SYMBOL_GPL(dat_rsp_free);
 

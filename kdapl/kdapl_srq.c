@@ -33,7 +33,7 @@
  * struct kdapl_srq_chunk - memory of receive contexts
  * @entry: link in &kdapl_srq.chunks
  * @count: contexts in @recvs
- * @recvs: the contexts
+ * @recvs: the contexts, followed by max_recv_iov LMR pointers for each
  */
 struct kdapl_srq_chunk {
 	struct list_head entry;
@@ -42,41 +42,51 @@ struct kdapl_srq_chunk {
 };
 
 /*
- * Report a completed receive to the receive EVD of the EP whose QP took it
- * from the SRQ.  The EP code sets qp_context to its struct kdapl_ep when
- * it creates a QP on an SRQ (dat_ep_create_with_srq()); a QP without one
- * gets no event.  Until EPs exist nothing completes here.
+ * Report a completed receive to the EVD of the CQ it was polled from (the
+ * receive EVD of the EP whose QP took it from the SRQ, found by its
+ * QP).  A receive whose LMR was freed meanwhile fails with a
+ * protection error.  The completion of a QP that has left the SRQ (its
+ * connection is being torn down) reports nothing.
  */
-static void kdapl_srq_report(struct ib_wc *wc, DAT_DTO_COOKIE cookie)
+static void kdapl_srq_report(struct ib_cq *cq, struct ib_wc *wc,
+			     DAT_DTO_COOKIE cookie, bool dead)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
-	struct kdapl_evd *evd;
+	struct kdapl_srq_recv *recv =
+		container_of(wc->wr_cqe, struct kdapl_srq_recv, cqe);
+	struct kdapl_evd *evd = cq->cq_context;
 	struct kdapl_ep *ep;
 	DAT_EVENT event = {};
 
-	ep = wc->qp ? wc->qp->qp_context : NULL;
+	/*
+	 * wc->qp is a key, never followed: the QP may be destroyed by the
+	 * time its completion is polled.
+	 */
+	rcu_read_lock();
+	ep = xa_load(&recv->srq->qps, (unsigned long)wc->qp);
 	if (!ep)
-		return;
-	evd = READ_ONCE(ep->recv_evd);
-	if (!evd)
-		return;
-
-	event.event_number = DAT_DTO_COMPLETION_EVENT;
-	event.evd_handle = kdapl_object_handle(&evd->obj);
-	dto = &event.event_data.dto_completion_event_data;
-	dto->ep_handle = kdapl_object_handle(&ep->obj);
-	dto->user_cookie = cookie;
-	dto->status = kdapl_dto_status(wc->status);
-	dto->operation = DAT_DTO_RECEIVE;
-	if (wc->status == IB_WC_SUCCESS) {
-		dto->transfered_length = wc->byte_len;
-		if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-			dto->operation = DAT_DTO_RECEIVE_WITH_INVALIDATE;
-			dto->rmr_context = wc->ex.invalidate_rkey;
+		goto out;
+	if (evd) {
+		event.event_number = DAT_DTO_COMPLETION_EVENT;
+		dto = &event.event_data.dto_completion_event_data;
+		dto->ep_handle = kdapl_object_handle(&ep->obj);
+		dto->user_cookie = cookie;
+		dto->status = dead ? DAT_DTO_ERR_LOCAL_PROTECTION :
+				     kdapl_dto_status(wc->status);
+		dto->operation = DAT_DTO_RECEIVE;
+		if (wc->status == IB_WC_SUCCESS && !dead) {
+			dto->transfered_length = wc->byte_len;
+			if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+				dto->operation =
+					DAT_DTO_RECEIVE_WITH_INVALIDATE;
+				dto->rmr_context = wc->ex.invalidate_rkey;
+			}
 		}
+		kdapl_evd_deliver(evd, &event);
 	}
-	kdapl_evd_post(evd, &event);
 	kdapl_dto_check_qp(ep, wc);
+out:
+	rcu_read_unlock();
 }
 
 /* Completion of a receive taken from the SRQ; CQ context. */
@@ -86,36 +96,56 @@ static void kdapl_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct kdapl_srq_recv, cqe);
 	struct kdapl_srq *srq = recv->srq;
 	DAT_DTO_COOKIE cookie = recv->cookie;
+	bool dead = READ_ONCE(recv->dead);
 	unsigned long flags;
 
+	/* The context is reused once back on the free list: sync first. */
+	if (recv->sync && !dead && wc->status == IB_WC_SUCCESS)
+		kdapl_lmr_sync_sges(recv->lmrs, recv->sge, recv->nlmr, true);
 	spin_lock_irqsave(&srq->lock, flags);
+	recv->posted = false;
 	list_add(&recv->entry, &srq->free_recvs);
 	atomic_dec(&srq->posted);
 	spin_unlock_irqrestore(&srq->lock, flags);
 
-	kdapl_srq_report(wc, cookie);
+	kdapl_srq_report(cq, wc, cookie, dead);
 }
 
 /*
  * Allocate @count receive contexts; they are linked on @list, the chunk
- * is returned for &kdapl_srq.chunks.  Process context.
+ * is returned for &kdapl_srq.chunks.  Sized by the consumer: charged to
+ * its memory cgroup.  Process context.
  */
 static struct kdapl_srq_chunk *kdapl_srq_alloc_chunk(struct kdapl_srq *srq,
 						     u32 count,
 						     struct list_head *list)
 {
+	size_t iov = srq->max_recv_iov, size;
 	struct kdapl_srq_chunk *chunk;
+	struct kdapl_lmr **lmrs;
+	struct ib_sge *sge;
 	u32 i;
 
-	chunk = kvzalloc(struct_size(chunk, recvs, count), GFP_KERNEL);
+	/* The contexts, then their segments, then their LMRs. */
+	size = struct_size(chunk, recvs, count);
+	if (check_add_overflow(size, array3_size(count, iov, sizeof(*sge)),
+			       &size) ||
+	    check_add_overflow(size, array3_size(count, iov, sizeof(*lmrs)),
+			       &size))
+		return NULL;
+	chunk = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!chunk)
 		return NULL;
 	chunk->count = count;
+	sge = (struct ib_sge *)&chunk->recvs[count];
+	lmrs = (struct kdapl_lmr **)(sge + (size_t)count * iov);
 	for (i = 0; i < count; i++) {
 		struct kdapl_srq_recv *recv = &chunk->recvs[i];
 
 		recv->cqe.done = kdapl_srq_recv_done;
 		recv->srq = srq;
+		recv->sge = sge + (size_t)i * iov;
+		recv->lmrs = lmrs + (size_t)i * iov;
 		list_add_tail(&recv->entry, list);
 	}
 	return chunk;
@@ -182,8 +212,6 @@ static void kdapl_srq_destroy(struct kdapl_srq *srq, DAT_SRQ_STATE state)
 	spin_unlock_irqrestore(&srq->lock, flags);
 	INIT_LIST_HEAD(&srq->spare_recvs);
 	kdapl_srq_free_chunks(srq);
-	kfree(srq->sge);
-	srq->sge = NULL;
 }
 
 /* Everything dat_srq_free() does once it is allowed; IA lock held. */
@@ -223,6 +251,7 @@ static void kdapl_srq_release(struct kdapl_object *obj)
 
 	if (srq->pz)
 		kdapl_object_put(&srq->pz->obj);
+	xa_destroy(&srq->qps);
 	kfree_rcu(srq, obj.rcu);
 }
 
@@ -281,17 +310,10 @@ static DAT_RETURN kdapl_srq_setup(struct kdapl_srq *srq, struct ib_pd *pd)
 	LIST_HEAD(recvs);
 	struct ib_srq *ibsrq;
 
-	srq->sge = kcalloc(srq->max_recv_iov, sizeof(*srq->sge), GFP_KERNEL);
-	if (!srq->sge)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
 	chunk = kdapl_srq_alloc_chunk(srq, srq->max_recv_dtos, &recvs);
-	if (!chunk) {
-		kfree(srq->sge);
-		srq->sge = NULL;
+	if (!chunk)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
-	}
 
 	init.event_handler = kdapl_srq_event;
 	init.srq_context = srq;
@@ -302,8 +324,6 @@ static DAT_RETURN kdapl_srq_setup(struct kdapl_srq *srq, struct ib_pd *pd)
 	ibsrq = ib_create_srq(pd, &init);
 	if (IS_ERR(ibsrq)) {
 		kvfree(chunk);
-		kfree(srq->sge);
-		srq->sge = NULL;
 		return kdapl_srq_errno(PTR_ERR(ibsrq));
 	}
 
@@ -319,37 +339,23 @@ static DAT_RETURN kdapl_srq_setup(struct kdapl_srq *srq, struct ib_pd *pd)
 }
 
 /**
- * dat_srq_create() - create a Shared Receive Queue
- * @ia_handle: the IA
- * @pz_handle: PZ of the receive buffers; it stays in use while the SRQ
- *	exists
- * @srq_attr: requested attributes: @max_recv_dtos receives of at most
- *	@max_recv_iov segments, and @low_watermark (DAT_SRQ_LW_DEFAULT for
- *	none)
- * @srq_handle: where the new SRQ handle is stored
+ * kdapl_srq_create() - dat_srq_create() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ia_handle: as for dat_srq_create()
+ * @pz_handle: as for dat_srq_create()
+ * @srq_attr: as for dat_srq_create()
+ * @srq_handle: as for dat_srq_create()
  *
- * The SRQ is created OPERATIONAL and empty, attached to no EP.  A low
- * watermark other than DAT_SRQ_LW_DEFAULT is armed at once and, as the
- * empty SRQ is below it, the low watermark event is generated at once
- * (DAT 2.0: consumers should create SRQs with DAT_SRQ_LW_DEFAULT and use
- * dat_srq_set_lw() later).
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context; takes the IA lock.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG3 if @srq_attr is NULL or an
- * attribute is out of range (@max_recv_dtos or @max_recv_iov not positive
- * or above the device limits, @low_watermark negative or above
- * @max_recv_dtos), DAT_INVALID_ARG4 if @srq_handle is NULL;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_IA or DAT_INVALID_HANDLE_PZ
- * for a bad IA or PZ handle (or a PZ of another IA);
- * DAT_INVALID_STATE if the IA lost its device or is being closed;
- * DAT_MODEL_NOT_SUPPORTED if the device has no SRQs;
- * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY if memory runs out,
- * with DAT_RESOURCE_SRQ if the device refuses the SRQ.
+ * Context: as dat_srq_create().
+ * Return: as dat_srq_create().
  */
-DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
-			  const DAT_SRQ_ATTR *srq_attr,
-			  DAT_SRQ_HANDLE *srq_handle)
+DAT_RETURN kdapl_srq_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    DAT_PZ_HANDLE pz_handle,
+			    const DAT_SRQ_ATTR *srq_attr,
+			    DAT_SRQ_HANDLE *srq_handle)
 {
 	struct kdapl_srq *srq = NULL;
 	const struct ib_device_attr *dev;
@@ -364,10 +370,10 @@ DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	if (!srq_handle)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 
-	ret = kdapl_get(ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
 		return ret;
-	ret = kdapl_get(pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
+	ret = kdapl_get(owner, pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
 	if (ret)
 		goto put_ia;
 	if (pz->obj.ia != ia) {
@@ -390,7 +396,7 @@ DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		goto unlock;
 	}
 
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
 	if (!srq) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -401,6 +407,7 @@ DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	INIT_LIST_HEAD(&srq->free_recvs);
 	INIT_LIST_HEAD(&srq->spare_recvs);
 	INIT_LIST_HEAD(&srq->chunks);
+	xa_init_flags(&srq->qps, XA_FLAGS_LOCK_IRQ);
 	srq->pz = pz;	/* once published, the SRQ owns the reference */
 	srq->state = DAT_SRQ_STATE_OPERATIONAL;
 	srq->max_recv_dtos = srq_attr->max_recv_dtos;
@@ -446,18 +453,60 @@ put_ia:
 	kdapl_object_put(&ia->obj);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_create);
+
+/**
+ * dat_srq_create() - create a Shared Receive Queue
+ * @ia_handle: the IA
+ * @pz_handle: PZ of the receive buffers; it stays in use while the SRQ
+ *	exists
+ * @srq_attr: requested attributes: @max_recv_dtos receives of at most
+ *	@max_recv_iov segments, and @low_watermark (DAT_SRQ_LW_DEFAULT for
+ *	none)
+ * @srq_handle: where the new SRQ handle is stored
+ *
+ * The SRQ is created OPERATIONAL and empty, attached to no EP.  A low
+ * watermark other than DAT_SRQ_LW_DEFAULT is armed at once and, as the
+ * empty SRQ is below it, the low watermark event is generated at once
+ * (DAT 2.0: consumers should create SRQs with DAT_SRQ_LW_DEFAULT and use
+ * dat_srq_set_lw() later).
+ *
+ * Context: process context; takes the IA lock.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG3 if @srq_attr is NULL or an
+ * attribute is out of range (@max_recv_dtos or @max_recv_iov not positive
+ * or above the device limits, @low_watermark negative or above
+ * @max_recv_dtos), DAT_INVALID_ARG4 if @srq_handle is NULL;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_IA or DAT_INVALID_HANDLE_PZ
+ * for a bad IA or PZ handle (or a PZ of another IA);
+ * DAT_INVALID_STATE if the IA lost its device or is being closed;
+ * DAT_MODEL_NOT_SUPPORTED if the device has no SRQs;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY if memory runs out,
+ * with DAT_RESOURCE_SRQ if the device refuses the SRQ.
+ */
+DAT_RETURN dat_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
+			  const DAT_SRQ_ATTR *srq_attr,
+			  DAT_SRQ_HANDLE *srq_handle)
+{
+	return kdapl_srq_create(&kdapl_kernel_owner, ia_handle, pz_handle,
+				srq_attr, srq_handle);
+}
 EXPORT_SYMBOL_GPL(dat_srq_create);
 
 /*
- * Check the segments against the LMRs of the SRQ's PZ and fill @srq->sge.
- * The SRQ lock is held and the SRQ is alive, so its PZ is in use.
+ * Check the segments against the LMRs of the SRQ's PZ, record them and
+ * their LMRs in @recv.  The SRQ lock is held and the SRQ is alive, so its
+ * PZ is in use.
  */
-static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq, DAT_COUNT count,
+static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq,
+				      struct kdapl_srq_recv *recv,
+				      DAT_COUNT count,
 				      const DAT_LMR_TRIPLET *iov)
 {
 	DAT_RETURN ret = DAT_SUCCESS;
 	DAT_COUNT i;
 
+	recv->sync = false;
 	rcu_read_lock();
 	for (i = 0; i < count; i++) {
 		const DAT_LMR_TRIPLET *seg = &iov[i];
@@ -480,11 +529,188 @@ static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq, DAT_COUNT count,
 					DAT_INVALID_ARG3);
 			break;
 		}
-		kdapl_lmr_sge(lmr, seg, &srq->sge[i]);
+		kdapl_lmr_sge(lmr, seg, &recv->sge[i]);
+		recv->lmrs[i] = lmr;
+		recv->sync |= lmr->need_sync;
 	}
 	rcu_read_unlock();
+	recv->nlmr = ret ? 0 : count;
 	return ret;
 }
+
+/**
+ * kdapl_srq_attach_qp() - a QP of an EP takes its receives from an SRQ
+ * @srq: the SRQ
+ * @qp: the QP, just created on it
+ * @ep: the EP of the QP
+ *
+ * Receive completions find their EP by QP from now on (the pointer as
+ * a key, which stays usable once the QP is destroyed).
+ *
+ * Context: process context, the IA lock held.
+ * Return: 0 or -ENOMEM.
+ */
+int kdapl_srq_attach_qp(struct kdapl_srq *srq, struct ib_qp *qp,
+			struct kdapl_ep *ep)
+{
+	return xa_insert_irq(&srq->qps, (unsigned long)qp, ep, GFP_KERNEL);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_attach_qp);
+
+/**
+ * kdapl_srq_detach_qp() - a QP of an SRQ is about to be destroyed
+ * @srq: the SRQ
+ * @qp: the QP
+ *
+ * Completions still polled for it report nothing: its EP may be going.
+ *
+ * Context: process context.
+ */
+void kdapl_srq_detach_qp(struct kdapl_srq *srq, struct ib_qp *qp)
+{
+	xa_erase_irq(&srq->qps, (unsigned long)qp);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_detach_qp);
+
+/**
+ * kdapl_srq_forget_lmr() - an LMR is being freed
+ * @srq: an SRQ of the LMR's IA
+ * @lmr: the LMR, no longer found by posts
+ *
+ * A receive the SRQ holds that references @lmr cannot be taken back from
+ * the device: no QP may take it any more.  The SRQ goes to the error
+ * state (posts and new EPs are refused, DAT_SRQ_TRANSFER_TO_ERROR is
+ * reported) and the connection of every EP using it is broken, its QP
+ * drained; such a receive, were it completed meanwhile, reports a
+ * protection error.
+ *
+ * Context: process context, the IA lock held.
+ */
+void kdapl_srq_forget_lmr(struct kdapl_srq *srq, const struct kdapl_lmr *lmr)
+{
+	struct kdapl_srq_chunk *chunk;
+	struct kdapl_object *obj;
+	bool found = false;
+	unsigned long flags;
+	u32 i;
+	u16 j;
+
+	lockdep_assert_held(&srq->obj.ia->lock);
+	spin_lock_irqsave(&srq->lock, flags);
+	list_for_each_entry(chunk, &srq->chunks, entry) {
+		for (i = 0; i < chunk->count; i++) {
+			struct kdapl_srq_recv *recv = &chunk->recvs[i];
+
+			if (!recv->posted)
+				continue;
+			for (j = 0; j < recv->nlmr; j++) {
+				if (recv->lmrs[j] != lmr)
+					continue;
+				WRITE_ONCE(recv->dead, true);
+				found = true;
+			}
+		}
+	}
+	if (found)
+		srq->state = DAT_SRQ_STATE_ERROR;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (!found)
+		return;
+	list_for_each_entry(obj, &srq->obj.ia->objects, ia_entry)
+		if (obj->type == DAT_HANDLE_TYPE_EP &&
+		    container_of(obj, struct kdapl_ep, obj)->srq == srq)
+			kdapl_cm_ep_break(container_of(obj, struct kdapl_ep,
+						       obj));
+	kdapl_ia_async_event(srq->obj.ia, KDAPL_SRQ_ASYNC_EVENT,
+			     kdapl_object_handle(&srq->obj),
+			     DAT_SRQ_TRANSFER_TO_ERROR);
+}
+
+/**
+ * kdapl_srq_post_recv() - dat_srq_post_recv() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @srq_handle: as for dat_srq_post_recv()
+ * @num_segments: as for dat_srq_post_recv()
+ * @local_iov: as for dat_srq_post_recv()
+ * @user_cookie: as for dat_srq_post_recv()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_srq_post_recv().
+ * Return: as dat_srq_post_recv().
+ */
+DAT_RETURN kdapl_srq_post_recv(struct kdapl_owner *owner,
+			       DAT_SRQ_HANDLE srq_handle,
+			       DAT_COUNT num_segments,
+			       const DAT_LMR_TRIPLET *local_iov,
+			       DAT_DTO_COOKIE user_cookie)
+{
+	struct kdapl_srq_recv *recv;
+	struct ib_recv_wr wr = {};
+	struct kdapl_srq *srq;
+	unsigned long flags;
+	DAT_RETURN ret;
+	int err;
+
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	if (ret)
+		return ret;
+	if (num_segments < 0 || num_segments > srq->max_recv_iov) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	if (num_segments && !local_iov) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto put;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (!srq->srq) {
+		ret = kdapl_srq_no_device(srq);
+		goto unlock;
+	}
+	if (srq->state == DAT_SRQ_STATE_ERROR) {
+		ret = dat_error(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_ERROR);
+		goto unlock;
+	}
+	recv = list_first_entry_or_null(&srq->free_recvs,
+					struct kdapl_srq_recv, entry);
+	if (!recv) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+		goto unlock;
+	}
+	ret = kdapl_srq_build_sge(srq, recv, num_segments, local_iov);
+	if (ret)
+		goto unlock;
+
+	if (recv->sync)
+		kdapl_lmr_sync_sges(recv->lmrs, recv->sge, recv->nlmr, false);
+	recv->cookie = user_cookie;
+	recv->dead = false;
+	wr.wr_cqe = &recv->cqe;
+	wr.sg_list = num_segments ? recv->sge : NULL;
+	wr.num_sge = num_segments;
+	err = ib_post_srq_recv(srq->srq, &wr, NULL);
+	if (err) {
+		if (srq->state == DAT_SRQ_STATE_ERROR)
+			ret = dat_error(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_SRQ_ERROR);
+		else
+			ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_SRQ);
+		goto unlock;
+	}
+	list_del(&recv->entry);
+	recv->posted = true;
+	atomic_inc(&srq->posted);
+unlock:
+	spin_unlock_irqrestore(&srq->lock, flags);
+put:
+	kdapl_object_put(&srq->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_post_recv);
 
 /**
  * dat_srq_post_recv() - post a receive buffer to a Shared Receive Queue
@@ -513,72 +739,63 @@ static DAT_RETURN kdapl_srq_build_sge(struct kdapl_srq *srq, DAT_COUNT count,
  * local write privilege;
  * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_SRQ if max_recv_dtos
  * receives are already posted (or the device refuses the post);
- * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_ERROR if the device refuses
- * the post of an SRQ in error, DAT_INVALID_STATE_SRQ_SHUTDOWN if the SRQ
- * is being freed or its device is gone.
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_ERROR for an SRQ in error,
+ * DAT_INVALID_STATE_SRQ_SHUTDOWN if the SRQ is being freed or its device
+ * is gone.
  */
-DAT_RETURN dat_srq_post_recv(DAT_SRQ_HANDLE srq_handle,
-			     DAT_COUNT num_segments,
+DAT_RETURN dat_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 			     const DAT_LMR_TRIPLET *local_iov,
 			     DAT_DTO_COOKIE user_cookie)
 {
-	struct kdapl_srq_recv *recv;
-	struct ib_recv_wr wr = {};
+	return kdapl_srq_post_recv(&kdapl_kernel_owner, srq_handle,
+				   num_segments, local_iov, user_cookie);
+}
+EXPORT_SYMBOL_GPL(dat_srq_post_recv);
+
+/**
+ * kdapl_srq_query() - dat_srq_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @srq_handle: as for dat_srq_query()
+ * @mask: as for dat_srq_query()
+ * @param: as for dat_srq_query()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_srq_query().
+ * Return: as dat_srq_query().
+ */
+DAT_RETURN kdapl_srq_query(struct kdapl_owner *owner, DAT_SRQ_HANDLE srq_handle,
+			   DAT_SRQ_PARAM_MASK mask, DAT_SRQ_PARAM *param)
+{
 	struct kdapl_srq *srq;
 	unsigned long flags;
 	DAT_RETURN ret;
-	int err;
 
-	ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	if ((u64)mask & ~(u64)DAT_SRQ_FIELD_ALL)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
 	if (ret)
 		return ret;
-	if (num_segments < 0 || num_segments > srq->max_recv_iov) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto put;
-	}
-	if (num_segments && !local_iov) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto put;
-	}
 
+	memset(param, 0, sizeof(*param));
+	param->ia_handle = kdapl_object_handle(&srq->obj.ia->obj);
+	param->pz_handle = kdapl_object_handle(&srq->pz->obj);
+	param->max_recv_iov = srq->max_recv_iov;
+	param->outstanding_dto_count = DAT_VALUE_UNKNOWN;
 	spin_lock_irqsave(&srq->lock, flags);
-	if (!srq->srq) {
-		ret = kdapl_srq_no_device(srq);
-		goto unlock;
-	}
-	ret = kdapl_srq_build_sge(srq, num_segments, local_iov);
-	if (ret)
-		goto unlock;
-	recv = list_first_entry_or_null(&srq->free_recvs,
-					struct kdapl_srq_recv, entry);
-	if (!recv) {
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
-		goto unlock;
-	}
-
-	recv->cookie = user_cookie;
-	wr.wr_cqe = &recv->cqe;
-	wr.sg_list = num_segments ? srq->sge : NULL;
-	wr.num_sge = num_segments;
-	err = ib_post_srq_recv(srq->srq, &wr, NULL);
-	if (err) {
-		if (srq->state == DAT_SRQ_STATE_ERROR)
-			ret = dat_error(DAT_INVALID_STATE,
-					DAT_INVALID_STATE_SRQ_ERROR);
-		else
-			ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-					DAT_RESOURCE_SRQ);
-		goto unlock;
-	}
-	list_del(&recv->entry);
-	atomic_inc(&srq->posted);
-unlock:
+	param->srq_state = srq->state;
+	param->max_recv_dtos = srq->max_recv_dtos;
+	param->low_watermark = srq->low_watermark;
+	param->available_dto_count = atomic_read(&srq->posted);
 	spin_unlock_irqrestore(&srq->lock, flags);
-put:
+
 	kdapl_object_put(&srq->obj);
-	return ret;
+	return DAT_SUCCESS;
 }
-EXPORT_SYMBOL_GPL(dat_srq_post_recv);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_query);
 
 /**
  * dat_srq_query() - get the parameters of a Shared Receive Queue
@@ -601,32 +818,7 @@ EXPORT_SYMBOL_GPL(dat_srq_post_recv);
 DAT_RETURN dat_srq_query(DAT_SRQ_HANDLE srq_handle, DAT_SRQ_PARAM_MASK mask,
 			 DAT_SRQ_PARAM *param)
 {
-	struct kdapl_srq *srq;
-	unsigned long flags;
-	DAT_RETURN ret;
-
-	if ((u64)mask & ~(u64)DAT_SRQ_FIELD_ALL)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!param)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
-	if (ret)
-		return ret;
-
-	memset(param, 0, sizeof(*param));
-	param->ia_handle = kdapl_object_handle(&srq->obj.ia->obj);
-	param->pz_handle = kdapl_object_handle(&srq->pz->obj);
-	param->max_recv_iov = srq->max_recv_iov;
-	param->outstanding_dto_count = DAT_VALUE_UNKNOWN;
-	spin_lock_irqsave(&srq->lock, flags);
-	param->srq_state = srq->state;
-	param->max_recv_dtos = srq->max_recv_dtos;
-	param->low_watermark = srq->low_watermark;
-	param->available_dto_count = atomic_read(&srq->posted);
-	spin_unlock_irqrestore(&srq->lock, flags);
-
-	kdapl_object_put(&srq->obj);
-	return DAT_SUCCESS;
+	return kdapl_srq_query(&kdapl_kernel_owner, srq_handle, mask, param);
 }
 EXPORT_SYMBOL_GPL(dat_srq_query);
 
@@ -718,37 +910,26 @@ static DAT_RETURN kdapl_srq_shrink(struct kdapl_srq *srq, DAT_COUNT max)
 }
 
 /**
- * dat_srq_resize() - change the number of receives an SRQ holds
- * @srq_handle: the SRQ
- * @srq_max_recv_dto: new maximum of posted receives
+ * kdapl_srq_resize() - dat_srq_resize() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @srq_handle: as for dat_srq_resize()
+ * @srq_max_recv_dto: as for dat_srq_resize()
  *
- * No posted receive is lost.  Growing beyond what the device queue holds
- * resizes the device queue; shrinking only lowers the limit dat_srq_post_recv()
- * enforces (the device queue keeps its size).
+ * Handles of another owner are refused as bad handles are.
  *
- * Context: process context; takes the IA lock.
- * Return: DAT_SUCCESS;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_SRQ for a bad handle;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 if @srq_max_recv_dto is not
- * positive or above the device's max_srq_wr;
- * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_IN_USE if more receives are
- * posted than @srq_max_recv_dto, with DAT_INVALID_STATE_SRQ_OPERATIONAL if
- * @srq_max_recv_dto is below the armed low watermark, with
- * DAT_INVALID_STATE_SRQ_ERROR if the SRQ is in error, with
- * DAT_INVALID_STATE_SRQ_SHUTDOWN if it is being freed or its device is
- * gone;
- * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY if memory runs out,
- * with DAT_RESOURCE_SRQ if the device cannot grow its queue (siw cannot
- * resize at all).
+ * Context: as dat_srq_resize().
+ * Return: as dat_srq_resize().
  */
-DAT_RETURN dat_srq_resize(DAT_SRQ_HANDLE srq_handle,
-			  DAT_COUNT srq_max_recv_dto)
+DAT_RETURN kdapl_srq_resize(struct kdapl_owner *owner,
+			    DAT_SRQ_HANDLE srq_handle,
+			    DAT_COUNT srq_max_recv_dto)
 {
 	struct kdapl_srq *srq;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
 	if (ret)
 		return ret;
 	ia = srq->obj.ia;
@@ -783,34 +964,53 @@ out:
 	kdapl_object_put(&srq->obj);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(dat_srq_resize);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_resize);
 
 /**
- * dat_srq_set_lw() - set the low watermark of a Shared Receive Queue
+ * dat_srq_resize() - change the number of receives an SRQ holds
  * @srq_handle: the SRQ
- * @low_watermark: DAT_SRQ_LW_DEFAULT to disarm, else the number of posted
- *	receives below which an asynchronous event is generated
+ * @srq_max_recv_dto: new maximum of posted receives
  *
- * The event (on the IA's asynchronous EVD: DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
- * with the SRQ handle and reason DAT_SRQ_LOW_WATERMARK_EVENT) is generated
- * once per setting: at once if fewer receives than @low_watermark are
- * posted, else by the device when an EP takes the receive that makes the
- * SRQ drop below it.
+ * No posted receive is lost.  Growing beyond what the device queue holds
+ * resizes the device queue; shrinking only lowers the limit dat_srq_post_recv()
+ * enforces (the device queue keeps its size).
  *
  * Context: process context; takes the IA lock.
  * Return: DAT_SUCCESS;
  * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_SRQ for a bad handle;
- * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 if @low_watermark is
- * negative or above the SRQ's max_recv_dtos;
- * DAT_MODEL_NOT_SUPPORTED if the device has no SRQ limit;
- * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_ERROR if the SRQ is in
- * error, with DAT_INVALID_STATE_SRQ_SHUTDOWN if it is being freed or its
- * device is gone;
- * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_SRQ if the device refuses
- * the limit.
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 if @srq_max_recv_dto is not
+ * positive or above the device's max_srq_wr;
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_IN_USE if more receives are
+ * posted than @srq_max_recv_dto, with DAT_INVALID_STATE_SRQ_OPERATIONAL if
+ * @srq_max_recv_dto is below the armed low watermark, with
+ * DAT_INVALID_STATE_SRQ_ERROR if the SRQ is in error, with
+ * DAT_INVALID_STATE_SRQ_SHUTDOWN if it is being freed or its device is
+ * gone;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY if memory runs out,
+ * with DAT_RESOURCE_SRQ if the device cannot grow its queue (siw cannot
+ * resize at all).
  */
-DAT_RETURN dat_srq_set_lw(DAT_SRQ_HANDLE srq_handle,
-			  DAT_COUNT low_watermark)
+DAT_RETURN dat_srq_resize(DAT_SRQ_HANDLE srq_handle, DAT_COUNT srq_max_recv_dto)
+{
+	return kdapl_srq_resize(&kdapl_kernel_owner, srq_handle,
+				srq_max_recv_dto);
+}
+EXPORT_SYMBOL_GPL(dat_srq_resize);
+
+/**
+ * kdapl_srq_set_lw() - dat_srq_set_lw() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @srq_handle: as for dat_srq_set_lw()
+ * @low_watermark: as for dat_srq_set_lw()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_srq_set_lw().
+ * Return: as dat_srq_set_lw().
+ */
+DAT_RETURN kdapl_srq_set_lw(struct kdapl_owner *owner,
+			    DAT_SRQ_HANDLE srq_handle, DAT_COUNT low_watermark)
 {
 	struct ib_srq_attr attr = {};
 	struct kdapl_srq *srq;
@@ -819,7 +1019,7 @@ DAT_RETURN dat_srq_set_lw(DAT_SRQ_HANDLE srq_handle,
 	DAT_RETURN ret;
 	int err;
 
-	ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
 	if (ret)
 		return ret;
 	ia = srq->obj.ia;
@@ -866,29 +1066,56 @@ out:
 	kdapl_object_put(&srq->obj);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(dat_srq_set_lw);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_set_lw);
 
 /**
- * dat_srq_free() - destroy a Shared Receive Queue
+ * dat_srq_set_lw() - set the low watermark of a Shared Receive Queue
  * @srq_handle: the SRQ
+ * @low_watermark: DAT_SRQ_LW_DEFAULT to disarm, else the number of posted
+ *	receives below which an asynchronous event is generated
  *
- * Refused while an EP uses the SRQ.  Receives still posted are discarded
- * without completions (no EP can take them any more) and their buffers
- * are the consumer's again.  The PZ is no longer in use by the SRQ.
+ * The event (on the IA's asynchronous EVD: DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR
+ * with the SRQ handle and reason DAT_SRQ_LOW_WATERMARK_EVENT) is generated
+ * once per setting: at once if fewer receives than @low_watermark are
+ * posted, else by the device when an EP takes the receive that makes the
+ * SRQ drop below it.
  *
  * Context: process context; takes the IA lock.
  * Return: DAT_SUCCESS;
- * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_SRQ for a bad handle (also
- * when a concurrent free won);
- * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_IN_USE while an EP uses it.
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_SRQ for a bad handle;
+ * DAT_INVALID_PARAMETER with DAT_INVALID_ARG2 if @low_watermark is
+ * negative or above the SRQ's max_recv_dtos;
+ * DAT_MODEL_NOT_SUPPORTED if the device has no SRQ limit;
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_ERROR if the SRQ is in
+ * error, with DAT_INVALID_STATE_SRQ_SHUTDOWN if it is being freed or its
+ * device is gone;
+ * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_SRQ if the device refuses
+ * the limit.
  */
-DAT_RETURN dat_srq_free(DAT_SRQ_HANDLE srq_handle)
+DAT_RETURN dat_srq_set_lw(DAT_SRQ_HANDLE srq_handle, DAT_COUNT low_watermark)
+{
+	return kdapl_srq_set_lw(&kdapl_kernel_owner, srq_handle, low_watermark);
+}
+EXPORT_SYMBOL_GPL(dat_srq_set_lw);
+
+/**
+ * kdapl_srq_free() - dat_srq_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @srq_handle: as for dat_srq_free()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_srq_free().
+ * Return: as dat_srq_free().
+ */
+DAT_RETURN kdapl_srq_free(struct kdapl_owner *owner, DAT_SRQ_HANDLE srq_handle)
 {
 	struct kdapl_srq *srq;
 	struct kdapl_ia *ia;
 	DAT_RETURN ret;
 
-	ret = kdapl_get(srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
 	if (ret)
 		return ret;
 	ia = srq->obj.ia;
@@ -908,5 +1135,25 @@ out:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&srq->obj);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_srq_free);
+
+/**
+ * dat_srq_free() - destroy a Shared Receive Queue
+ * @srq_handle: the SRQ
+ *
+ * Refused while an EP uses the SRQ.  Receives still posted are discarded
+ * without completions (no EP can take them any more) and their buffers
+ * are the consumer's again.  The PZ is no longer in use by the SRQ.
+ *
+ * Context: process context; takes the IA lock.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE with DAT_INVALID_HANDLE_SRQ for a bad handle (also
+ * when a concurrent free won);
+ * DAT_INVALID_STATE with DAT_INVALID_STATE_SRQ_IN_USE while an EP uses it.
+ */
+DAT_RETURN dat_srq_free(DAT_SRQ_HANDLE srq_handle)
+{
+	return kdapl_srq_free(&kdapl_kernel_owner, srq_handle);
 }
 EXPORT_SYMBOL_GPL(dat_srq_free);

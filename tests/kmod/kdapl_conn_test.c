@@ -697,7 +697,7 @@ static bool kct_connect(struct kct *t, const void *cpd, DAT_COUNT clen,
 
 	if (!KCT_OK(dat_cr_accept(cr, t->srv.ep, slen, (DAT_PVOID)spd)))
 		return false;
-	if (!KCT_STATE2(&t->srv, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+	if (!KCT_STATE2(&t->srv, DAT_EP_STATE_COMPLETION_PENDING,
 			DAT_EP_STATE_CONNECTED))
 		return false;
 	/* An accepted CR is gone. */
@@ -1281,7 +1281,7 @@ static void kct_rsp(struct kct *t)
 	kct_pass(t, "tentative");
 	/* NULL: the EP the request came with. */
 	if (!KCT_OK(dat_cr_accept(cr, DAT_HANDLE_NULL, 0, NULL)) ||
-	    !KCT_STATE2(&t->srv, DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+	    !KCT_STATE2(&t->srv, DAT_EP_STATE_COMPLETION_PENDING,
 			DAT_EP_STATE_CONNECTED) ||
 	    !KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
 	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
@@ -1600,20 +1600,24 @@ err:
 	return -EIO;
 }
 
-/* Every DTO still outstanding on @s completes once, and nothing else. */
+/*
+ * Every DTO still outstanding on @s completes once, and nothing else:
+ * flushed, but for up to @landed receives of messages in flight, and
+ * for @sends sends that may have completed before the device went.
+ */
 static bool kct_removal_drain(struct kct *t, struct kct_side *s,
-			      unsigned int sends)
+			      unsigned int sends, unsigned int landed)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *d;
 	DAT_EVENT ev;
 	unsigned int i;
 	u64 ck;
 
+	d = &ev.event_data.dto_completion_event_data;
 	while (!bitmap_empty(s->recv_posted, KCT_RECV_SLOTS)) {
 		if (!kct_wait(t, s->recv_evd, &ev, KCT_WAIT_MS,
 			      "receive completion after removal", false))
 			return false;
-		d = &ev.event_data.dto_completion_event_data;
 		ck = d->user_cookie.as_64;
 		i = KCT_CK_NUM(ck);
 		if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
@@ -1623,11 +1627,29 @@ static bool kct_removal_drain(struct kct *t, struct kct_side *s,
 			       "%s: receive completion cookie 0x%llx", s->who,
 			       ck))
 			return false;
+		if (d->status == DAT_DTO_SUCCESS && landed) {
+			landed--;
+			continue;
+		}
+		if (!KCT_CHECK(d->status == DAT_DTO_ERR_FLUSHED,
+			       "%s: receive 0x%llx status %d", s->who, ck,
+			       d->status))
+			return false;
 	}
-	for (i = 0; i < sends; i++)
+	for (i = 0; i < sends; i++) {
 		if (!kct_wait(t, s->req_evd, &ev, KCT_WAIT_MS,
 			      "send completion after removal", false))
 			return false;
+		ck = d->user_cookie.as_64;
+		if (!KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+			       KCT_CK_KIND(ck) == KCT_CK_SEND &&
+			       KCT_CK_NUM(ck) == progress &&
+			       (d->status == DAT_DTO_SUCCESS ||
+				d->status == DAT_DTO_ERR_FLUSHED),
+			       "%s: send completion cookie 0x%llx status %d",
+			       s->who, ck, d->status))
+			return false;
+	}
 	return kct_quiet(t, s->recv_evd, "receive") &&
 	       kct_quiet(t, s->req_evd, "request");
 }
@@ -1662,7 +1684,8 @@ static void kct_removal_check(struct kct *t)
 			       ev.event_number,
 			       kct_conn_event_name(ev.event_number)) ||
 		    !KCT_STATE(s, DAT_EP_STATE_DISCONNECTED) ||
-		    !kct_removal_drain(t, s, s == &t->cli ? t->sends_out : 0) ||
+		    !kct_removal_drain(t, s, s == &t->cli ? t->sends_out : 0,
+				       s == &t->srv ? t->sends_out : 0) ||
 		    !KCT_STATE_IDLE(s, DAT_EP_STATE_DISCONNECTED))
 			goto out;
 	}

@@ -24,7 +24,7 @@ MODULE_PARM_DESC(name, "adapter to open");
 #define KDAPL_HOLD_BUF	4096
 
 static DAT_IA_HANDLE ia;
-static DAT_EVD_HANDLE async_evd, evd;
+static DAT_EVD_HANDLE async_evd, evd, conn_evd;
 static DAT_PZ_HANDLE pz;
 static DAT_LMR_HANDLE lmr;
 static DAT_RMR_HANDLE rmr;
@@ -61,8 +61,9 @@ static int __init kdapl_hold_init(void)
 		goto err;
 	if (CHECK(dat_pz_create(ia, &pz)) ||
 	    CHECK(dat_evd_kcreate(ia, 16, DAT_UPCALL_DISABLE, NULL,
-				  DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
-				  &evd)) ||
+				  DAT_EVD_DTO_FLAG, &evd)) ||
+	    CHECK(dat_evd_kcreate(ia, 4, DAT_UPCALL_DISABLE, NULL,
+				  DAT_EVD_CONNECTION_FLAG, &conn_evd)) ||
 	    CHECK(dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, region,
 				  KDAPL_HOLD_BUF, pz,
 				  DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
@@ -77,7 +78,7 @@ static int __init kdapl_hold_init(void)
 	iov.segment_length = 256;
 	iov.lmr_context = lmr_context;
 	if (CHECK(dat_srq_post_recv(srq, 1, &iov, cookie)) ||
-	    CHECK(dat_ep_create(ia, pz, evd, evd, evd, NULL, &ep)))
+	    CHECK(dat_ep_create(ia, pz, evd, evd, conn_evd, NULL, &ep)))
 		goto err_close;
 	pr_info("kdapl_hold: holding objects on %s\n", name);
 	return 0;
@@ -105,6 +106,7 @@ static void __exit kdapl_hold_exit(void)
 	err = err ?: CHECK(dat_rmr_free(rmr));
 	err = err ?: CHECK(dat_lmr_free(lmr));
 	err = err ?: CHECK(dat_evd_free(evd));
+	err = err ?: CHECK(dat_evd_free(conn_evd));
 	err = err ?: CHECK(dat_pz_free(pz));
 	err = err ?: CHECK(dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
 	if (err)

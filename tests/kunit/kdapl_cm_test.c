@@ -729,9 +729,9 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	kdapl_cm_expect(test, env->conn, cli,
 			DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
 	cd = &ev.event_data.connect_event_data;
-	KUNIT_EXPECT_GE(test, cd->private_data_size, 4);
-	if (cd->private_data_size >= 4 && cd->private_data)
-		KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "nope", 4), 0);
+	KUNIT_ASSERT_GE(test, cd->private_data_size, 4);
+	KUNIT_ASSERT_NOT_NULL(test, cd->private_data);
+	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "nope", 4), 0);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_DISCONNECTED);
 	kdapl_cm_reset(test, cli);

@@ -94,7 +94,7 @@ static void kdapl_dto_set_state(struct kunit *test, DAT_EP_HANDLE handle,
 {
 	struct kdapl_ep *ep;
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(handle, EP, DAT_INVALID_HANDLE_EP,
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, handle, EP, DAT_INVALID_HANDLE_EP,
 					&ep),
 			DAT_SUCCESS);
 	kdapl_ep_set_state(ep, state);
@@ -187,7 +187,10 @@ static void kdapl_dto_recv_args_test(struct kunit *test)
 /* Receives before a connection are held, counted and limited. */
 static void kdapl_dto_recv_held_test(struct kunit *test)
 {
+	const DAT_EP_PARAM_MASK flags_field =
+		DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS;
 	struct kdapl_dto_env env;
+	DAT_EP_PARAM p = {};
 	DAT_DTO_COOKIE c = { .as_64 = 1 };
 	DAT_LMR_TRIPLET t;
 	DAT_EVENT ev;
@@ -209,23 +212,27 @@ static void kdapl_dto_recv_held_test(struct kunit *test)
 	/* Held, not completed: no event. */
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env.recv, &ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
-	/* Posted receives fix the receive completion flags. */
-	{
-		DAT_EP_PARAM p = {};
-
-		p.ep_attr.recv_completion_flags =
-			DAT_COMPLETION_UNSIGNALLED_FLAG;
-		KUNIT_EXPECT_NE(test,
-				dat_ep_modify(env.ep,
-					      DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
-					      &p),
-				DAT_SUCCESS);
-	}
+	/*
+	 * Posted receives fix the receive completion flags: a change the EP
+	 * took before them (see the end) is refused for its state.
+	 */
+	p.ep_attr.recv_completion_flags = DAT_COMPLETION_SOLICITED_WAIT_FLAG;
+	KUNIT_EXPECT_EQ(test, dat_ep_modify(env.ep, flags_field, &p),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_UNCONNECTED));
 	/* Still held in the other pre-connection states. */
 	kdapl_dto_set_state(test, env.ep, DAT_EP_STATE_RESERVED);
 	KUNIT_EXPECT_EQ(test, kdapl_dto_recv_idle(test, env.ep), DAT_FALSE);
 	kdapl_dto_set_state(test, env.ep, DAT_EP_STATE_UNCONNECTED);
 	/* Freeing the EP drops them. */
+	KUNIT_EXPECT_EQ(test, dat_ep_free(env.ep), DAT_SUCCESS);
+
+	/* Without receives posted, the same change is taken. */
+	KUNIT_ASSERT_EQ(test, dat_ep_create(env.ia, env.pz, env.recv, env.req,
+					    env.conn, NULL, &env.ep),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_modify(env.ep, flags_field, &p),
+			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(env.ep), DAT_SUCCESS);
 }
 
@@ -267,12 +274,16 @@ static DAT_RETURN_SUBTYPE kdapl_dto_state_subtype(DAT_EP_STATE s)
 }
 
 /* Receives flushed at once: the connection is gone or going. */
+/*
+ * A QP-less EP in these states lost its connection: a receive flushes at
+ * once.  In the others (COMPLETION_PENDING included: accepted, the
+ * connection coming up) it is held for the QP.
+ */
 static bool kdapl_dto_state_flushes(DAT_EP_STATE s)
 {
 	return s == DAT_EP_STATE_CONNECTED ||
 	       s == DAT_EP_STATE_DISCONNECT_PENDING ||
-	       s == DAT_EP_STATE_DISCONNECTED ||
-	       s == DAT_EP_STATE_COMPLETION_PENDING;
+	       s == DAT_EP_STATE_DISCONNECTED;
 }
 
 static const void *kdapl_dto_state_gen(const void *prev, char *desc)

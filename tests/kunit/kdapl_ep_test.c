@@ -131,7 +131,7 @@ static struct kdapl_ia *kdapl_ep_test_ia(struct kunit *test, DAT_IA_HANDLE h)
 {
 	struct kdapl_object *obj;
 
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(h, DAT_HANDLE_TYPE_IA,
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h, DAT_HANDLE_TYPE_IA,
 					       DAT_INVALID_HANDLE_IA, &obj),
 			DAT_SUCCESS);
 	kdapl_object_put(obj);	/* the open IA keeps it */
@@ -143,7 +143,7 @@ static struct kdapl_ep *kdapl_ep_test_ep(struct kunit *test, DAT_EP_HANDLE h)
 {
 	struct kdapl_object *obj;
 
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(h, DAT_HANDLE_TYPE_EP,
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h, DAT_HANDLE_TYPE_EP,
 					       DAT_INVALID_HANDLE_EP, &obj),
 			DAT_SUCCESS);
 	kdapl_object_put(obj);
@@ -372,7 +372,7 @@ static bool kdapl_ep_row_value(struct kdapl_ep_env *env,
 	case DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS:
 		a->recv_completion_flags =
 			valid ? DAT_COMPLETION_SOLICITED_WAIT_FLAG :
-				DAT_COMPLETION_SUPPRESS_FLAG;
+				DAT_COMPLETION_BARRIER_FENCE_FLAG;
 		return true;
 	case DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS:
 		a->request_completion_flags =
@@ -918,7 +918,7 @@ static const struct kdapl_ep_create_row kdapl_ep_create_rows[] = {
 	C_ROW(C_WRITE_IOV, C_ARG(6)),
 	C_ROW(C_SOFT_HW, C_ARG(6)),
 	C_ROW(C_QOS, C_ARG(6)),
-	C_ROW(C_RECV_SUPPRESS, C_ARG(6)),
+	C_ROW(C_RECV_SUPPRESS, DAT_SUCCESS),
 	C_ROW(C_RECV_FENCE, C_ARG(6)),
 	C_ROW(C_RECV_UNSIGNALLED, C_ARG(6)),
 	C_ROW(C_REQUEST_SUPPRESS, C_ARG(6)),
@@ -931,7 +931,7 @@ static const struct kdapl_ep_create_row kdapl_ep_create_rows[] = {
 	C_ROW(C_SHARED_EVD, DAT_SUCCESS),
 	C_ROW(C_SHARED_SOLICITED, C_ARG(6)),
 	C_ROW(C_SHARED_UNSIGNALLED, C_ARG(6)),
-	C_ROW(C_MIXED_EVD_DEFAULT, DAT_SUCCESS),
+	C_ROW(C_MIXED_EVD_DEFAULT, C_ARG(6)),
 	C_ROW(C_MIXED_EVD_THRESHOLD, DAT_SUCCESS),
 	C_ROW(C_MIXED_EVD_SOLICITED, C_ARG(6)),
 	C_ROW(C_SRQ_NULL, C_HANDLE(SRQ)),
@@ -1170,19 +1170,19 @@ static bool kdapl_ep_create_prepare(struct kdapl_ep_env *env,
 			DAT_COMPLETION_UNSIGNALLED_FLAG;
 		break;
 	case C_MIXED_EVD_DEFAULT:
-		/* An EVD with connection events too takes default flags... */
+		/* An EVD with connection events too refuses default flags, */
 		a->recv = env->dto_conn;
 		a->req = env->dto_conn;
 		a->conn = env->dto_conn;
 		break;
 	case C_MIXED_EVD_THRESHOLD:
-		/* ... and threshold flags ... */
+		/* takes threshold flags */
 		a->recv = env->dto_conn;
 		attr->recv_completion_flags =
 			DAT_COMPLETION_EVD_THRESHOLD_FLAG;
 		break;
 	case C_MIXED_EVD_SOLICITED:
-		/* ... and nothing else. */
+		/* and nothing else. */
 		a->recv = env->dto_conn;
 		attr->recv_completion_flags =
 			DAT_COMPLETION_SOLICITED_WAIT_FLAG;

@@ -83,7 +83,7 @@ static struct kdapl_evd *evd_test_struct(struct kunit *test, DAT_EVD_HANDLE h)
 {
 	struct kdapl_object *obj;
 
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(h, DAT_HANDLE_TYPE_EVD, 0, &obj),
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h, DAT_HANDLE_TYPE_EVD, 0, &obj),
 			DAT_SUCCESS);
 	kunit_alloc_resource(test, evd_test_hold, evd_test_put, GFP_KERNEL,
 			     obj);
@@ -293,6 +293,19 @@ static int evd_rec_calls(struct evd_rec *r)
 	calls = r->calls;
 	spin_unlock_irqrestore(&r->lock, flags);
 	return calls;
+}
+
+/*
+ * Wait until @r has seen @n upcalls: events kdapl queues are delivered by
+ * its work queue, after the call that queued them returned.
+ */
+static int evd_rec_wait(struct evd_rec *r, int n)
+{
+	unsigned long end = jiffies + EVD_TIMEOUT;
+
+	while (evd_rec_calls(r) < n && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	return evd_rec_calls(r);
 }
 
 /* Upcall number @i delivered software event @id of @evd. */
@@ -788,12 +801,13 @@ static void evd_upcall_notify_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 2), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, evd_rec_calls(r), 1);
 
-	/* Re-arming with events queued notifies at once. */
+	/* Re-arming with events queued notifies, from kdapl's work queue. */
 	KUNIT_EXPECT_EQ(test, dat_evd_modify_upcall(evd, DAT_UPCALL_NOTIFY,
 						    DAT_UPCALL_SAME),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, evd_rec_calls(r), 2);
+	KUNIT_ASSERT_EQ(test, evd_rec_wait(r, 2), 2);
 	evd_expect_call(test, r, 1, evd, 1, true);
+	KUNIT_EXPECT_PTR_NE(test, r->task[1], current);
 	evd_expect_dequeue(test, evd, 1);
 	evd_expect_dequeue(test, evd, 2);
 	evd_expect_empty(test, evd);
@@ -845,7 +859,10 @@ static void evd_modify_upcall_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, param.upcall_policy, DAT_UPCALL_DISABLE);
 	KUNIT_EXPECT_NULL(test, param.upcall.upcall_func);
 
-	/* Enabling with events queued delivers them, in order, right now. */
+	/*
+	 * Enabling with events queued delivers them, in order, from kdapl's
+	 * work queue: never from the call.
+	 */
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 1), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 2), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 3), DAT_SUCCESS);
@@ -853,11 +870,12 @@ static void evd_modify_upcall_test(struct kunit *test)
 						    DAT_UPCALL_SINGLE_INSTANCE,
 						    &upcall),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, evd_rec_calls(r), 3);
+	KUNIT_ASSERT_EQ(test, evd_rec_wait(r, 3), 3);
 	evd_expect_call(test, r, 0, evd, 1, true);
 	evd_expect_call(test, r, 1, evd, 2, true);
 	evd_expect_call(test, r, 2, evd, 3, false);
-	KUNIT_EXPECT_PTR_EQ(test, r->task[2], current);
+	KUNIT_EXPECT_PTR_NE(test, r->task[2], current);
+	KUNIT_EXPECT_EQ(test, r->ctx[2], EVD_CTX_TASK);
 	evd_expect_empty(test, evd);
 
 	/* Disable: queued again; MANY with the same object delivers. */
@@ -869,7 +887,7 @@ static void evd_modify_upcall_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_modify_upcall(evd, DAT_UPCALL_MANY,
 						    DAT_UPCALL_SAME),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, evd_rec_calls(r), 4);
+	KUNIT_ASSERT_EQ(test, evd_rec_wait(r, 4), 4);
 	evd_expect_call(test, r, 3, evd, 4, false);
 	KUNIT_EXPECT_EQ(test, dat_evd_query(evd, DAT_EVD_FIELD_UPCALL_POLICY |
 					    DAT_EVD_FIELD_UPCALL, &param),
@@ -1201,23 +1219,27 @@ static void evd_irq_tasklet(struct tasklet_struct *t)
 	evd_irq_post(x);
 }
 
+/*
+ * Each post from context @ctx was queued at once; the upcall (the @call'th)
+ * ran later, in process context on kdapl's work queue.
+ */
 static void evd_expect_irq_post(struct kunit *test, struct evd_irq *x,
 				struct evd_rec *r, DAT_EVD_HANDLE evd,
 				DAT_EVD_HANDLE up_evd, DAT_EVD_HANDLE full,
-				DAT_EVD_HANDLE async, enum evd_ctx ctx)
+				DAT_EVD_HANDLE async, enum evd_ctx ctx,
+				int call)
 {
-	int call = evd_rec_calls(r) - 1;
-
 	KUNIT_EXPECT_EQ(test, x->ctx, ctx);
 	KUNIT_EXPECT_TRUE(test, x->ret[0]);
 	KUNIT_EXPECT_TRUE(test, x->ret[1]);
 	KUNIT_EXPECT_FALSE(test, x->ret[2]);
 	evd_expect_dequeue(test, evd, x->id);
 	evd_expect_empty(test, evd);
-	KUNIT_ASSERT_GE(test, call, 0);
+	KUNIT_ASSERT_EQ(test, evd_rec_wait(r, call + 1), call + 1);
 	evd_expect_call(test, r, call, up_evd, x->id, false);
-	KUNIT_EXPECT_EQ(test, r->ctx[call], ctx);
-	/* The overflow, reported from that context too. */
+	KUNIT_EXPECT_EQ(test, r->ctx[call], EVD_CTX_TASK);
+	KUNIT_EXPECT_PTR_NE(test, r->task[call], current);
+	/* The overflow, queued on the async EVD from that context too. */
 	evd_expect_overflow(test, async, full);
 	evd_expect_empty(test, async);
 	/* Make room, fill again: the next overflow is reported anew. */
@@ -1259,7 +1281,7 @@ static void evd_irq_post_test(struct kunit *test)
 	spin_unlock_irqrestore(&lock, flags);
 	local_bh_enable();
 	evd_expect_irq_post(test, x, r, evd, up_evd, full, async,
-			    EVD_CTX_ATOMIC);
+			    EVD_CTX_ATOMIC, 0);
 
 	/* Softirq. */
 	reinit_completion(&x->done);
@@ -1270,7 +1292,7 @@ static void evd_irq_post_test(struct kunit *test)
 							  EVD_TIMEOUT), 0);
 	tasklet_kill(&x->tasklet);
 	evd_expect_irq_post(test, x, r, evd, up_evd, full, async,
-			    EVD_CTX_SOFTIRQ);
+			    EVD_CTX_SOFTIRQ, 1);
 
 	/* Hard interrupt. */
 	reinit_completion(&x->done);
@@ -1282,7 +1304,7 @@ static void evd_irq_post_test(struct kunit *test)
 							  EVD_TIMEOUT), 0);
 	hrtimer_cancel(&x->timer);
 	evd_expect_irq_post(test, x, r, evd, up_evd, full, async,
-			    EVD_CTX_HARDIRQ);
+			    EVD_CTX_HARDIRQ, 2);
 }
 
 /* ---------------------------------------------------------------------
@@ -1349,7 +1371,8 @@ static void evd_resize_test(struct kunit *test)
 
 /*
  * The CQ of a DTO EVD never shrinks, grows where the device can (rxe),
- * and growth beyond it fails where it cannot (siw).
+ * and growth beyond the size it was created with fails where it cannot
+ * (siw).
  */
 static void evd_resize_cq_test(struct kunit *test)
 {
@@ -1370,22 +1393,58 @@ static void evd_resize_cq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_resize(evd, 8), DAT_SUCCESS);
 
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 1), DAT_SUCCESS);
+	if (evd_test_is_siw(test)) {
+		/* No growth beyond the CQ it was created with. */
+		KUNIT_EXPECT_EQ(test, dat_evd_resize(evd, e->cq->cqe + 1),
+				KDAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+					  DAT_RESOURCE_TEVD));
+		KUNIT_EXPECT_EQ(test,
+				dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN,
+					      &param),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, param.evd_qlen, 8);
+	}
 	ret = dat_evd_resize(evd, 64);
+	KUNIT_EXPECT_EQ(test, ret, DAT_SUCCESS);
+	KUNIT_EXPECT_GE(test, e->cq->cqe, 64);
+	KUNIT_EXPECT_GE(test, e->cq_size, 64u);
 	KUNIT_EXPECT_EQ(test, dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN,
 					    &param),
 			DAT_SUCCESS);
-	if (evd_test_is_siw(test)) {
-		KUNIT_EXPECT_EQ(test, ret,
-				KDAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-					  DAT_RESOURCE_TEVD));
-		KUNIT_EXPECT_EQ(test, param.evd_qlen, 8);
-	} else {
-		KUNIT_EXPECT_EQ(test, ret, DAT_SUCCESS);
-		KUNIT_EXPECT_GE(test, e->cq->cqe, 64);
-		KUNIT_EXPECT_GE(test, e->cq_size, 64u);
-		KUNIT_EXPECT_EQ(test, param.evd_qlen, 64);
-	}
+	KUNIT_EXPECT_EQ(test, param.evd_qlen, 64);
 	evd_expect_dequeue(test, evd, 1);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
+}
+
+/*
+ * A CQ the device reports in error (an overrun it could not prevent) is
+ * an EVD overflow on the async EVD, not a silent death of its QPs.
+ */
+static void evd_cq_error_test(struct kunit *test)
+{
+	DAT_EVD_HANDLE async, evd;
+	struct ib_event event;
+	struct kdapl_evd *e;
+	DAT_IA_HANDLE ia;
+	DAT_EVENT ev;
+
+	ia = evd_test_ia(test, &async);
+	evd_drain(async);
+	evd = evd_test_create(test, ia, 8, DAT_UPCALL_DISABLE, NULL,
+			      DAT_EVD_DTO_FLAG);
+	e = evd_test_struct(test, evd);
+	KUNIT_ASSERT_NOT_NULL(test, e->cq);
+	KUNIT_ASSERT_NOT_NULL(test, e->cq->event_handler);
+	event = (struct ib_event) {
+		.device = e->cq->device,
+		.element.cq = e->cq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	e->cq->event_handler(&event, e->cq->cq_context);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(async, &ev, 1000));
+	KUNIT_EXPECT_EQ(test, ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.asynch_error_event_data.dat_handle,
+			    (DAT_HANDLE)evd);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
 
@@ -1591,13 +1650,14 @@ static void evd_abrupt_close_test(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(evd); i++)
 		e[i] = evd_test_struct(test, evd[i]);
 	for (i = 0; i < 5; i++) {
-		evd_post(evd[0], i);
-		evd_post(evd[1], i);
-		evd_post(evd[2], i);
+		KUNIT_EXPECT_EQ(test, evd_post(evd[0], i), DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, evd_post(evd[1], i), DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, evd_post(evd[2], i), DAT_SUCCESS);
 	}
 	/* Full, with its overflow queued on the async EVD. */
-	evd_post(evd[4], 1);
-	evd_post(evd[4], 2);
+	KUNIT_EXPECT_EQ(test, evd_post(evd[4], 1), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, evd_post(evd[4], 2),
+			KDAPL_ERR(DAT_QUEUE_FULL, 0));
 	/* In use, as by an EP. */
 	mutex_lock(&e[3]->obj.ia->lock);
 	kdapl_use(&e[3]->obj);
@@ -1648,6 +1708,7 @@ struct evd_stream_case {
 #define THR	DAT_COMPLETION_EVD_THRESHOLD_FLAG
 #define UNS	DAT_COMPLETION_UNSIGNALLED_FLAG
 #define SOL	DAT_COMPLETION_SOLICITED_WAIT_FLAG
+#define SUP	DAT_COMPLETION_SUPPRESS_FLAG
 #define OK	DAT_SUCCESS
 #define BAD	EVD_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6)
 #define NO_RECV	EVD_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV)
@@ -1660,7 +1721,7 @@ static const struct evd_stream_case evd_stream_cases[] = {
 	  { ATT(RECV, DEF, OK), ATT(RECV, DEF, OK), ATT(RECV, THR, BAD) } },
 	{ "same request flags", DAT_EVD_DTO_FLAG,
 	  { ATT(REQ, THR, OK), ATT(REQ, THR, OK), ATT(REQ, DEF, BAD),
-	    ATT(RECV, DEF, OK) } },
+	    ATT(RECV, DEF, BAD), ATT(RECV, THR, OK) } },
 	{ "unsignalled request, then recv", DAT_EVD_DTO_FLAG,
 	  { ATT(REQ, UNS, OK), ATT(REQ, UNS, OK), ATT(RECV, DEF, BAD),
 	    ATT(RECV, UNS, OK) } },
@@ -1671,17 +1732,18 @@ static const struct evd_stream_case evd_stream_cases[] = {
 	  { ATT(REQ, UNS, OK) } },
 	{ "unsignalled beside connection events",
 	  DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
-	  { ATT(REQ, UNS, BAD), ATT(REQ, DEF, OK), ATT(RECV, THR, OK),
-	    ATT(RECV, SOL, BAD) } },
+	  { ATT(REQ, UNS, BAD), ATT(REQ, DEF, BAD), ATT(REQ, THR, OK),
+	    ATT(RECV, THR, OK), ATT(RECV, SOL, BAD), ATT(RECV, DEF, BAD) } },
 	{ "default evd flags", DAT_EVD_DEFAULT_FLAG,
-	  { ATT(REQ, THR, OK), ATT(RECV, DEF, OK), ATT(RECV, DEF, OK),
+	  { ATT(REQ, THR, OK), ATT(RECV, DEF, BAD), ATT(RECV, THR, OK),
 	    ATT(REQ, DAT_COMPLETION_BARRIER_FENCE_FLAG, BAD) } },
 	{ "software evd", DAT_EVD_DTO_FLAG | DAT_EVD_SOFTWARE_FLAG,
-	  { ATT(RECV, SOL, BAD), ATT(REQ, UNS, BAD), ATT(RECV, DEF, OK) } },
+	  { ATT(RECV, SOL, BAD), ATT(REQ, UNS, BAD), ATT(RECV, DEF, BAD),
+	    ATT(RECV, THR, OK) } },
 	{ "cr evd", DAT_EVD_DTO_FLAG | DAT_EVD_CR_FLAG,
 	  { ATT(RECV, SOL, BAD), ATT(RECV, THR, OK) } },
 	{ "async evd", DAT_EVD_DTO_FLAG | DAT_EVD_ASYNC_FLAG,
-	  { ATT(REQ, UNS, BAD), ATT(REQ, DEF, OK) } },
+	  { ATT(REQ, UNS, BAD), ATT(REQ, DEF, BAD), ATT(REQ, THR, OK) } },
 	{ "solicited wait receives", DAT_EVD_DTO_FLAG,
 	  { ATT(RECV, SOL, OK), ATT(RECV, SOL, OK), ATT(RECV, DEF, BAD),
 	    ATT(REQ, DEF, BAD) } },
@@ -1700,6 +1762,8 @@ static const struct evd_stream_case evd_stream_cases[] = {
 	{ "unknown completion flag", DAT_EVD_DTO_FLAG,
 	  { ATT(RECV, 0x40, BAD), ATT(REQ, 0x80000000U, BAD),
 	    ATT(RECV, DEF, OK) } },
+	{ "suppressed receives", DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG,
+	  { ATT(RECV, SUP, OK), ATT(REQ, DEF, BAD), ATT(REQ, SUP, OK) } },
 	{ "no dto stream", DAT_EVD_RMR_BIND_FLAG | DAT_EVD_CONNECTION_FLAG,
 	  { ATT(RECV, DEF, NO_RECV), ATT(REQ, DEF, NO_REQ) } },
 };
@@ -1710,6 +1774,7 @@ static const struct evd_stream_case evd_stream_cases[] = {
 #undef THR
 #undef UNS
 #undef SOL
+#undef SUP
 #undef OK
 #undef BAD
 #undef NO_RECV
@@ -1785,6 +1850,7 @@ static struct kunit_case kdapl_evd_test_cases[] = {
 	KUNIT_CASE_PARAM(evd_irq_post_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_resize_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_resize_cq_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(evd_cq_error_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_query_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_free_in_use_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_bad_handle_test, kdapl_test_adapter_gen),

@@ -49,7 +49,7 @@ static void kdapl_fault_build(struct kdapl_fault_run *run, const char *name,
 {
 	DAT_SRQ_ATTR srq_attr = { .max_recv_dtos = 4, .max_recv_iov = 1 };
 	DAT_DTO_COOKIE cookie = { .as_64 = 1 };
-	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, evd;
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, evd, conn;
 	DAT_REGION_DESCRIPTION region = { .for_va = buf };
 	DAT_LMR_CONTEXT lmr_context = 0;
 	DAT_LMR_TRIPLET iov;
@@ -65,8 +65,10 @@ static void kdapl_fault_build(struct kdapl_fault_run *run, const char *name,
 	KDAPL_STEP(run, "pz_create", dat_pz_create(run->ia, &pz));
 	KDAPL_STEP(run, "evd_kcreate",
 		   dat_evd_kcreate(run->ia, 8, DAT_UPCALL_DISABLE, NULL,
-				   DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
-				   &evd));
+				   DAT_EVD_DTO_FLAG, &evd));
+	KDAPL_STEP(run, "evd_kcreate",
+		   dat_evd_kcreate(run->ia, 8, DAT_UPCALL_DISABLE, NULL,
+				   DAT_EVD_CONNECTION_FLAG, &conn));
 	if (with_mr) {
 		KDAPL_STEP(run, "lmr_kcreate",
 			   dat_lmr_kcreate(run->ia, DAT_MEM_TYPE_VIRTUAL,
@@ -88,7 +90,7 @@ static void kdapl_fault_build(struct kdapl_fault_run *run, const char *name,
 			   dat_srq_post_recv(srq, 1, &iov, cookie));
 	}
 	KDAPL_STEP(run, "ep_create",
-		   dat_ep_create_with_srq(run->ia, pz, evd, evd, evd, srq,
+		   dat_ep_create_with_srq(run->ia, pz, evd, evd, conn, srq,
 					  NULL, &ep));
 }
 

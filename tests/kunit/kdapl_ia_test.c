@@ -275,29 +275,32 @@ static void kdapl_owner_release_test(struct kunit *test)
 	int i;
 
 	kdapl_test_open_ia(test, *name);
-	owner = kunit_kzalloc(test, sizeof(*owner), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	kdapl_owner_init(owner);
+	owner = kdapl_test_owner(test);
 
 	for (i = 0; i < 3; i++) {
 		KUNIT_ASSERT_EQ(test, kdapl_ia_open(owner, *name, 4, &async[i],
 						    &ia[i]),
 				DAT_SUCCESS);
-		KUNIT_ASSERT_EQ(test, dat_pz_create(ia[i], &pz[i]),
+		KUNIT_ASSERT_EQ(test, kdapl_pz_create(owner, ia[i], &pz[i]),
 				DAT_SUCCESS);
 	}
-	KUNIT_EXPECT_EQ(test, dat_ia_close(ia[1], DAT_CLOSE_ABRUPT_FLAG),
+	KUNIT_EXPECT_EQ(test, kdapl_ia_close(owner, ia[1],
+					     DAT_CLOSE_ABRUPT_FLAG),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kdapl_get_handle_type(owner, pz[0], &type),
 			DAT_SUCCESS);
 
 	kdapl_owner_release(owner);
 	KUNIT_EXPECT_TRUE(test, list_empty(&owner->ias));
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test,
-				DAT_GET_TYPE(dat_get_handle_type(ia[i], &type)),
-				(DAT_RETURN)DAT_INVALID_HANDLE);
+				kdapl_get_handle_type(owner, ia[i], &type),
+				KDAPL_ERR(DAT_INVALID_HANDLE,
+					  DAT_INVALID_HANDLE_IA));
 		KUNIT_EXPECT_EQ(test,
-				DAT_GET_TYPE(dat_get_handle_type(pz[i], &type)),
-				(DAT_RETURN)DAT_INVALID_HANDLE);
+				kdapl_get_handle_type(owner, pz[i], &type),
+				KDAPL_ERR(DAT_INVALID_HANDLE,
+					  DAT_INVALID_HANDLE_PZ));
 	}
 }
 

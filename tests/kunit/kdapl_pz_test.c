@@ -40,7 +40,7 @@ static void kdapl_pz_in_use_test(struct kunit *test)
 	DAT_PZ_HANDLE pz = kdapl_test_pz(test, ia);
 	struct kdapl_pz *p;
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(pz, PZ, DAT_INVALID_HANDLE_PZ, &p),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, pz, PZ, DAT_INVALID_HANDLE_PZ, &p),
 			DAT_SUCCESS);
 	mutex_lock(&p->obj.ia->lock);
 	kdapl_use(&p->obj);

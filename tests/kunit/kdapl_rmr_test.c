@@ -38,10 +38,10 @@ static void kdapl_rmr_test_bind(struct kunit *test, DAT_RMR_HANDLE rmr,
 	struct kdapl_lmr *l = NULL;
 	struct kdapl_rmr *r;
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(rmr, RMR, DAT_INVALID_HANDLE_RMR, &r),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, rmr, RMR, DAT_INVALID_HANDLE_RMR, &r),
 			DAT_SUCCESS);
 	if (lmr &&
-	    kdapl_get(lmr, LMR, DAT_INVALID_HANDLE_LMR, &l) != DAT_SUCCESS) {
+	    kdapl_get(&kdapl_kernel_owner, lmr, LMR, DAT_INVALID_HANDLE_LMR, &l) != DAT_SUCCESS) {
 		kdapl_object_put(&r->obj);
 		KUNIT_ASSERT_FAILURE(test, "bad LMR handle");
 	}
@@ -61,11 +61,10 @@ static int kdapl_rmr_test_users(struct kunit *test, DAT_LMR_HANDLE lmr)
 	struct kdapl_lmr *l;
 	int users;
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(lmr, LMR, DAT_INVALID_HANDLE_LMR, &l),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, lmr, LMR,
+					DAT_INVALID_HANDLE_LMR, &l),
 			DAT_SUCCESS);
-	mutex_lock(&l->obj.ia->lock);
-	users = l->obj.users;
-	mutex_unlock(&l->obj.ia->lock);
+	users = atomic_read(&l->rmr_binds);
 	kdapl_object_put(&l->obj);
 	return users;
 }

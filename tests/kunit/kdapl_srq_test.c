@@ -72,7 +72,7 @@ static void srq_test_env(struct kunit *test, struct srq_test_env *e)
 	e->iwarp = !strncmp(*name, "siw", 3);
 	KUNIT_ASSERT_EQ(test, dat_ia_query(e->ia, &e->async, 0, NULL, 0, NULL),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, kdapl_get(e->ia, IA, DAT_INVALID_HANDLE_IA, &ia),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, e->ia, IA, DAT_INVALID_HANDLE_IA, &ia),
 			DAT_SUCCESS);
 	e->dev = &ia->ibdev->attrs;
 	kdapl_object_put(&ia->obj);
@@ -108,6 +108,15 @@ static DAT_COUNT srq_test_available(struct kunit *test, DAT_SRQ_HANDLE srq)
 					    &p),
 			DAT_SUCCESS);
 	return p.available_dto_count;
+}
+
+static DAT_SRQ_STATE srq_test_state(struct kunit *test, DAT_SRQ_HANDLE srq)
+{
+	DAT_SRQ_PARAM p;
+
+	KUNIT_EXPECT_EQ(test, dat_srq_query(srq, DAT_SRQ_FIELD_SRQ_STATE, &p),
+			DAT_SUCCESS);
+	return p.srq_state;
 }
 
 /* Post one receive of @len bytes at @off into the env's LMR. */
@@ -271,7 +280,7 @@ static void kdapl_srq_create_args_test(struct kunit *test)
 			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ));
 
 	/* A device without SRQs, simulated for one call. */
-	KUNIT_ASSERT_EQ(test, kdapl_get(e.ia, IA, DAT_INVALID_HANDLE_IA, &ia),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, e.ia, IA, DAT_INVALID_HANDLE_IA, &ia),
 			DAT_SUCCESS);
 	mutex_lock(&ia->lock);
 	max_srq = ia->ibdev->attrs.max_srq;
@@ -450,11 +459,25 @@ static void kdapl_srq_post_recv_bad_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 0);
 
 	/* After dat_lmr_free() its lmr_context means nothing to the PZ. */
-	KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 0, 64, 1), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_lmr_free(e.lmr), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 0, 64, 2),
+	other_lmr = srq_test_lmr(test, &e, e.pz, other_buf,
+				 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &other_ctx,
+				 &other_addr, &other_len);
+	KUNIT_EXPECT_EQ(test, dat_lmr_free(other_lmr), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_srq_post_recv(srq, 1, &iov[1], cookie),
 			KDAPL_ERR(DAT_PROTECTION_VIOLATION,
 				  DAT_PROTECTION_WRITE));
+	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 0);
+
+	/*
+	 * Freeing an LMR a posted receive uses: no QP may take that receive
+	 * any more, so the SRQ is in error, and stays the consumer's to free.
+	 */
+	KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 0, 64, 1), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_lmr_free(e.lmr), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, srq_test_state(test, srq), DAT_SRQ_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 0, 64, 2),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_SRQ_ERROR));
 	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 1);
 }
 
@@ -663,7 +686,8 @@ static void kdapl_srq_free_test(struct kunit *test)
 	srq = srq_test_srq(test, &e, 16, 1);
 
 	/* A user, as an EP would be. */
-	KUNIT_ASSERT_EQ(test, kdapl_get(srq, SRQ, DAT_INVALID_HANDLE_SRQ, &s),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, srq, SRQ,
+					DAT_INVALID_HANDLE_SRQ, &s),
 			DAT_SUCCESS);
 	mutex_lock(&s->obj.ia->lock);
 	kdapl_use(&s->obj);
@@ -780,7 +804,8 @@ static void kdapl_srq_detach_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 64 * i, 64, i),
 				DAT_SUCCESS);
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(srq, SRQ, DAT_INVALID_HANDLE_SRQ, &s),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, srq, SRQ,
+					DAT_INVALID_HANDLE_SRQ, &s),
 			DAT_SUCCESS);
 	mutex_lock(&s->obj.ia->lock);
 	kdapl_srq_type.detach(&s->obj);
@@ -812,16 +837,18 @@ static void kdapl_srq_detach_test(struct kunit *test)
 }
 
 /*
- * The completion callback of a receive, fed with work completions as a CQ
- * would (no EP makes QPs yet): the context comes back, and a QP whose
- * qp_context is an EP gets the DTO event on the EP's receive EVD.
+ * The completion callback of a receive, fed with work completions as the
+ * CQ of the EP's receive EVD would: the context comes back, and a QP
+ * whose qp_context is an EP gets the DTO event on that EVD.
  */
 static void kdapl_srq_completion_test(struct kunit *test)
 {
 	struct kdapl_srq_recv *r1, *r2;
 	DAT_DTO_COMPLETION_EVENT_DATA *dto;
+	struct kdapl_evd *kevd;
 	DAT_EVD_HANDLE evd;
 	struct srq_test_env e;
+	struct ib_cq *cq;
 	struct kdapl_srq *s;
 	struct kdapl_ep *ep;
 	DAT_SRQ_HANDLE srq;
@@ -843,13 +870,20 @@ static void kdapl_srq_completion_test(struct kunit *test)
 						     DAT_HANDLE_NULL, srq,
 						     NULL, &eph),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, kdapl_get(eph, EP, DAT_INVALID_HANDLE_EP, &ep),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, eph, EP, DAT_INVALID_HANDLE_EP, &ep),
 			DAT_SUCCESS);
 	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, qp);
-	qp->qp_context = ep;
-	KUNIT_ASSERT_EQ(test, kdapl_get(srq, SRQ, DAT_INVALID_HANDLE_SRQ, &s),
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, evd, EVD, DAT_INVALID_HANDLE_EVD_RECV,
+					&kevd),
 			DAT_SUCCESS);
+	cq->cq_context = kevd;
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, srq, SRQ,
+					DAT_INVALID_HANDLE_SRQ, &s),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, kdapl_srq_attach_qp(s, qp, ep), 0);
 
 	/* A post takes the first free context. */
 	spin_lock_irq(&s->lock);
@@ -872,7 +906,7 @@ static void kdapl_srq_completion_test(struct kunit *test)
 	wc.byte_len = 42;
 	wc.qp = qp;
 	local_bh_disable();
-	r1->cqe.done(NULL, &wc);
+	r1->cqe.done(cq, &wc);
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 1);
 	KUNIT_ASSERT_EQ(test, dat_evd_dequeue(evd, &ev), DAT_SUCCESS);
@@ -900,7 +934,7 @@ static void kdapl_srq_completion_test(struct kunit *test)
 	wc.byte_len = 99;
 	wc.qp = qp;
 	local_bh_disable();
-	r2->cqe.done(NULL, &wc);
+	r2->cqe.done(cq, &wc);
 	local_bh_enable();
 	KUNIT_ASSERT_EQ(test, dat_evd_dequeue(evd, &ev), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dto->user_cookie.as_64, 0x5678ULL);
@@ -908,21 +942,21 @@ static void kdapl_srq_completion_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dto->transfered_length, 0U);
 	KUNIT_EXPECT_EQ(test, dto->operation, DAT_DTO_RECEIVE);
 
-	/* A QP without an EP: the context comes back, no event. */
+	/* A QP that left the SRQ: the context comes back, no event. */
 	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 1);
 	spin_lock_irq(&s->lock);
 	r1 = list_first_entry(&s->free_recvs, struct kdapl_srq_recv, entry);
 	spin_unlock_irq(&s->lock);
 	KUNIT_EXPECT_EQ(test, srq_test_post(&e, srq, 300, 100, 0xdef0),
 			DAT_SUCCESS);
-	qp->qp_context = NULL;
+	kdapl_srq_detach_qp(s, qp);
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_cqe = &r1->cqe;
 	wc.status = IB_WC_SUCCESS;
 	wc.byte_len = 7;
 	wc.qp = qp;
 	local_bh_disable();
-	r1->cqe.done(NULL, &wc);
+	r1->cqe.done(cq, &wc);
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, srq_test_available(test, srq), 1);
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(evd, &ev),
@@ -930,6 +964,7 @@ static void kdapl_srq_completion_test(struct kunit *test)
 
 	kdapl_object_put(&s->obj);
 	kdapl_object_put(&ep->obj);
+	kdapl_object_put(&kevd->obj);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(eph), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_srq_free(srq), DAT_SUCCESS);
 }

@@ -6,6 +6,10 @@
  */
 
 #include <kunit/resource.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
 
 #include "kdapl_test_util.h"
 
@@ -92,8 +96,136 @@ void kdapl_test_set_ep_state(struct kunit *test, DAT_EP_HANDLE ep,
 {
 	struct kdapl_ep *e;
 
-	KUNIT_ASSERT_EQ(test, kdapl_get(ep, EP, DAT_INVALID_HANDLE_EP, &e),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, ep, EP, DAT_INVALID_HANDLE_EP, &e),
 			DAT_SUCCESS);
 	kdapl_ep_set_state(e, state);
 	kdapl_object_put(&e->obj);
 }
+
+bool kdapl_test_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	do {
+		if (dat_evd_dequeue(evd, event) == DAT_SUCCESS)
+			return true;
+		usleep_range(2000, 5000);
+	} while (time_before(jiffies, end));
+	return dat_evd_dequeue(evd, event) == DAT_SUCCESS;
+}
+
+void kdapl_test_expect_conn(struct kunit *test, DAT_EVD_HANDLE evd,
+			    DAT_EP_HANDLE ep, DAT_EVENT_NUMBER number,
+			    DAT_EVENT *event)
+{
+	DAT_EVENT ev;
+
+	if (!event)
+		event = &ev;
+	memset(event, 0, sizeof(*event));
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(evd, event,
+						    KDAPL_TEST_WAIT_MS),
+			      "no event 0x%x", number);
+	KUNIT_EXPECT_EQ(test, event->event_number, number);
+	KUNIT_EXPECT_PTR_EQ(test, event->evd_handle, evd);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    event->event_data.connect_event_data.ep_handle,
+			    ep);
+}
+
+void kdapl_test_ia_addr(struct kunit *test, DAT_IA_HANDLE ia,
+			struct sockaddr_in *sin)
+{
+	DAT_IA_ATTR *attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	KUNIT_ASSERT_EQ(test, dat_ia_query(ia, NULL, DAT_IA_FIELD_ALL, attr,
+					   0, NULL),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, attr->ia_address_ptr->sa_family, AF_INET);
+	memcpy(sin, attr->ia_address_ptr, sizeof(*sin));
+}
+
+bool kdapl_test_iwarp(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+
+	return !strcmp(*name, KDAPL_TEST_IWARP);
+}
+
+void kdapl_test_connect(struct kunit *test, struct kdapl_test_pair *p)
+{
+	struct sockaddr_in sin;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	kdapl_test_ia_addr(test, p->sia, &sin);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(p->sia, p->qual, p->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(p->cli, (struct sockaddr *)&sin,
+					     p->qual, DAT_TIMEOUT_INFINITE, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(p->cr, &ev,
+						    KDAPL_TEST_WAIT_MS),
+			      "no connection request");
+	KUNIT_ASSERT_EQ(test, ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, p->srv, 0, NULL), DAT_SUCCESS);
+	kdapl_test_expect_conn(test, p->conn, p->cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, p->sconn, p->srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+}
+
+static int kdapl_test_pages_init(struct kunit_resource *res, void *order)
+{
+	res->data = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP,
+				(unsigned int)(uintptr_t)order);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void kdapl_test_pages_free(struct kunit_resource *res)
+{
+	struct page *page = res->data;
+
+	__free_pages(page, compound_order(page));
+}
+
+struct page *kdapl_test_pages(struct kunit *test, unsigned int order)
+{
+	struct page *page = kunit_alloc_resource(test, kdapl_test_pages_init,
+						 kdapl_test_pages_free,
+						 GFP_KERNEL,
+						 (void *)(uintptr_t)order);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	return page;
+}
+
+static int kdapl_owner_hold(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void kdapl_owner_drop(struct kunit_resource *res)
+{
+	kdapl_owner_release(res->data);
+}
+
+struct kdapl_owner *kdapl_test_owner(struct kunit *test)
+{
+	struct kdapl_owner *owner;
+
+	owner = kunit_kzalloc(test, sizeof(*owner), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	kdapl_owner_init(owner);
+	kunit_alloc_resource(test, kdapl_owner_hold, kdapl_owner_drop,
+			     GFP_KERNEL, owner);
+	return owner;
+}
+

@@ -44,11 +44,72 @@ DAT_EVD_HANDLE kdapl_test_evd(struct kunit *test, DAT_IA_HANDLE ia,
 			      DAT_COUNT qlen, DAT_EVD_FLAGS flags);
 
 /*
+ * 2^order physically contiguous pages, aligned to their size and zeroed,
+ * freed when the test ends: after an IA opened later is closed.
+ */
+struct page *kdapl_test_pages(struct kunit *test, unsigned int order);
+
+/*
  * The state of an EP (the test fails if the handle is bad), and forcing
  * one without a connection, as kdapl_ep_set_state() does.
  */
 DAT_EP_STATE kdapl_test_ep_state(struct kunit *test, DAT_EP_HANDLE ep);
 void kdapl_test_set_ep_state(struct kunit *test, DAT_EP_HANDLE ep,
 			     DAT_EP_STATE state);
+
+/*
+ * An owner like an open file's (not the kernel consumers'), released
+ * (every IA of it closed) when the test ends.
+ */
+struct kdapl_owner *kdapl_test_owner(struct kunit *test);
+
+/* How long a loopback connection event or DTO may take. */
+#define KDAPL_TEST_WAIT_MS	10000
+
+/* Wait for the next event of @evd; false after @ms without one. */
+bool kdapl_test_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event, unsigned int ms);
+
+/*
+ * The next event of @evd must be connection event @number of @ep; it is
+ * copied to @event if that is not NULL.
+ */
+void kdapl_test_expect_conn(struct kunit *test, DAT_EVD_HANDLE evd,
+			    DAT_EP_HANDLE ep, DAT_EVENT_NUMBER number,
+			    DAT_EVENT *event);
+
+/* The IPv4 address of an IA. */
+void kdapl_test_ia_addr(struct kunit *test, DAT_IA_HANDLE ia,
+			struct sockaddr_in *sin);
+
+/* Is the IA on iWARP? */
+bool kdapl_test_iwarp(struct kunit *test);
+
+/**
+ * struct kdapl_test_pair - two EPs connected over loopback
+ * @ia: the client's IA
+ * @sia: the server's IA (@ia unless the test opened a second one)
+ * @pz: PZ of the client EP
+ * @spz: PZ of the server EP
+ * @conn: connection EVD of the client
+ * @sconn: connection EVD of the server
+ * @cr: connection request EVD of the server
+ * @cli: the client EP
+ * @srv: the server EP
+ * @qual: connection qualifier the server listened on
+ */
+struct kdapl_test_pair {
+	DAT_IA_HANDLE ia, sia;
+	DAT_PZ_HANDLE pz, spz;
+	DAT_EVD_HANDLE conn, sconn, cr;
+	DAT_EP_HANDLE cli, srv;
+	DAT_CONN_QUAL qual;
+};
+
+/*
+ * Connect @p->cli to @p->srv through a PSP of @p->sia on @p->qual (freed
+ * once accepted); both ESTABLISHED events are dequeued.  Fails the test
+ * otherwise.
+ */
+void kdapl_test_connect(struct kunit *test, struct kdapl_test_pair *p);
 
 #endif /* _KDAPL_TEST_UTIL_H */
