@@ -576,41 +576,74 @@ EXPORT_SYMBOL_GPL(dat_rmr_free);
 	 DAT_COMPLETION_BARRIER_FENCE_FLAG)
 
 /*
- * Map @mr over [@va, @va + @len) of @lmr, a range the LMR covers: the
- * LMR's address space runs over its mapped entries back to back.  IA
- * lock held.
+ * The part of the mapped entries of @lmr that [@va, @va + @len) covers,
+ * into @win (lmr->dma_nents entries): the LMR's address space runs over
+ * its entries back to back.  Returns the number of entries, 0 if the
+ * range is not covered.
+ */
+static int kdapl_rmr_window(const struct kdapl_lmr *lmr, DAT_VADDR va,
+			    DAT_VLEN len, struct scatterlist *win)
+{
+	u64 off = va - lmr->registered_address, end = off + len, pos = 0;
+	struct scatterlist *s;
+	int i, count = 0;
+
+	sg_init_table(win, lmr->dma_nents);
+	for_each_sg(lmr->sg, s, lmr->dma_nents, i) {
+		u64 l = sg_dma_len(s), from, to;
+
+		if (pos + l > off && pos < end) {
+			from = max(off, pos) - pos;
+			to = min(end, pos + l) - pos;
+			sg_dma_address(&win[count]) = sg_dma_address(s) + from;
+			sg_dma_len(&win[count]) = to - from;
+			count++;
+		}
+		pos += l;
+		if (pos >= end)
+			break;
+	}
+	if (!count || pos < end)
+		return 0;
+	sg_mark_end(&win[count - 1]);
+	return count;
+}
+
+/*
+ * Map @mr over [@va, @va + @len) of @lmr, a range the LMR covers.  The
+ * range gets a scatterlist of its own that starts at its first byte,
+ * rather than an offset into the LMR's: siw (6.1) builds its page list
+ * from the entries' addresses and ignores that offset, which would
+ * move every access by it.  IA lock held.
  */
 static DAT_RETURN kdapl_rmr_map(struct ib_mr *mr, struct kdapl_lmr *lmr,
 				DAT_VADDR va, DAT_VLEN len)
 {
-	u64 off = va - lmr->registered_address, end = off + len, pos = 0;
-	struct scatterlist *s, *first = NULL;
-	unsigned int sg_offset = 0;
-	int i, count = 0, n;
+	DAT_RETURN ret = DAT_SUCCESS;
+	struct scatterlist *win;
+	int count, n;
 
-	for_each_sg(lmr->sg, s, lmr->dma_nents, i) {
-		u64 l = sg_dma_len(s);
-
-		if (!first && off < pos + l) {
-			first = s;
-			sg_offset = off - pos;
-		}
-		if (first)
-			count++;
-		pos += l;
-		if (first && end <= pos)
-			break;
-	}
-	if (!first || end > pos)
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	n = ib_map_mr_sg(mr, first, count, &sg_offset, PAGE_SIZE);
-	if (n != count)
+	win = kmalloc_array(lmr->dma_nents, sizeof(*win), GFP_KERNEL);
+	if (!win)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY_REGION);
+				 DAT_RESOURCE_MEMORY);
+	count = kdapl_rmr_window(lmr, va, len, win);
+	if (!count) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		goto out;
+	}
+	n = ib_map_mr_sg(mr, win, count, NULL, PAGE_SIZE);
+	if (n != count) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY_REGION);
+		goto out;
+	}
 	/* The window is exactly the range, in the LMR's address space. */
 	mr->iova = va;
 	mr->length = len;
-	return DAT_SUCCESS;
+out:
+	kfree(win);
+	return ret;
 }
 
 /* Checks of dat_rmr_bind() that need no handle. */

@@ -306,7 +306,3 @@ static struct kunit_suite kdapl_adapter_suite = {
 };
 
 kunit_test_suite(kdapl_adapter_suite);
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
-MODULE_DESCRIPTION("KUnit tests for kdapl");
-MODULE_LICENSE("GPL");

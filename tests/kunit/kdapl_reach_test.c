@@ -13,6 +13,7 @@
  */
 
 #include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
@@ -55,16 +56,8 @@ static DAT_LMR_HANDLE reach_lmr(struct reach_env *env, DAT_PZ_HANDLE pz,
 				void *buf, DAT_MEM_PRIV_FLAGS priv,
 				DAT_LMR_CONTEXT *ctx, DAT_RMR_CONTEXT *rctx)
 {
-	DAT_REGION_DESCRIPTION r = { .for_va = buf };
-	DAT_LMR_HANDLE lmr;
-
-	KUNIT_ASSERT_EQ(env->test,
-			dat_lmr_kcreate(env->p.ia, DAT_MEM_TYPE_VIRTUAL, r,
-					REACH_LEN, pz, priv, DAT_VA_TYPE_VA,
-					DAT_MEM_OPTIMIZE_DONT_CARE, &lmr, ctx,
-					rctx, NULL, NULL),
-			DAT_SUCCESS);
-	return lmr;
+	return kdapl_test_lmr(env->test, env->p.ia, pz, buf, REACH_LEN, priv,
+			      ctx, rctx);
 }
 
 static void *reach_page(struct reach_env *env, int fill)
@@ -439,6 +432,67 @@ static DAT_RETURN reach_unbind(struct reach_env *env, DAT_RMR_HANDLE rmr,
 }
 
 /*
+ * A window that starts inside a DMA range of its LMR: four contiguous
+ * pages, one range, the window a page and 100 bytes in.  What the peer
+ * writes through it lands there and nowhere else (siw of 6.1 ignores an
+ * offset into the first range of a mapping).  The RDMA Read of the
+ * window after the write makes sure the write was placed.
+ */
+static void reach_rmr_window_test(struct kunit *test)
+{
+	const size_t start = PAGE_SIZE + 100, size = 4 * PAGE_SIZE;
+	struct reach_env env;
+	DAT_RMR_CONTEXT rctx;
+	DAT_LMR_CONTEXT ctx;
+	DAT_LMR_TRIPLET t, l;
+	DAT_RMR_TRIPLET r;
+	DAT_RMR_HANDLE rmr;
+	DAT_LMR_HANDLE lmr;
+	u8 *buf;
+
+	reach_env_init(test, &env, NULL);
+	buf = page_address(kdapl_test_pages(test, 2));
+	lmr = kdapl_test_lmr(test, env.p.ia, env.p.spz, buf, size,
+			     DAT_MEM_PRIV_ALL_FLAG, &ctx, NULL);
+	KUNIT_ASSERT_EQ(test, dat_rmr_create(env.p.spz, &rmr), DAT_SUCCESS);
+	kdapl_test_connect(test, &env.p);
+	t = (DAT_LMR_TRIPLET) { .lmr_context = ctx, .segment_length = REACH_MSG,
+				.virtual_address = (uintptr_t)buf + start };
+	KUNIT_ASSERT_EQ(test, dat_rmr_bind(rmr, lmr, &t,
+					   DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
+					   DAT_MEM_PRIV_REMOTE_READ_FLAG,
+					   DAT_VA_TYPE_VA, env.p.srv,
+					   (DAT_RMR_COOKIE)1ULL, 0, &rctx),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, reach_bind_done(&env, env.sdto, rmr, 1),
+			DAT_DTO_SUCCESS);
+
+	KUNIT_ASSERT_EQ(test, reach_write(&env, env.p.cli, rctx, buf + start,
+					  2),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, reach_dto(&env, env.cdto, 2, NULL),
+			DAT_DTO_SUCCESS);
+	l = (DAT_LMR_TRIPLET) { .lmr_context = env.cctx,
+				.segment_length = REACH_MSG,
+				.virtual_address = (uintptr_t)env.cbuf + 2048 };
+	r = (DAT_RMR_TRIPLET) { .rmr_context = rctx,
+				.segment_length = REACH_MSG,
+				.virtual_address = (uintptr_t)buf + start };
+	KUNIT_ASSERT_EQ(test, dat_ep_post_rdma_read(env.p.cli, 1, &l,
+						    (DAT_DTO_COOKIE)3ULL, &r,
+						    0),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, reach_dto(&env, env.cdto, 3, NULL),
+			DAT_DTO_SUCCESS);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + start, REACH_DATA,
+					   REACH_MSG));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0, start));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + start + REACH_MSG, 0,
+					   size - start - REACH_MSG));
+	KUNIT_EXPECT_EQ(test, dat_rmr_free(rmr), DAT_SUCCESS);
+}
+
+/*
  * An unbind takes effect when it completes: until then its LMR stays
  * in use and the RMR cannot be bound again.  The server's send ahead of
  * it waits for a receive of the client (RNR retries without end), which
@@ -492,11 +546,9 @@ static void reach_unbind_pending_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reach_bind_done(&env, env.sdto, rmr, 4), DAT_DTO_SUCCESS);
 	KUNIT_EXPECT_EQ(test, reach_dto(&env, env.cdto, 6, NULL),
 			DAT_DTO_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_lmr_free(lmr),
-			KDAPL_ERR(DAT_INVALID_STATE,
-				  DAT_INVALID_STATE_LMR_IN_USE));
-	KUNIT_EXPECT_EQ(test, dat_rmr_free(rmr), DAT_SUCCESS);
+	/* Unbound: the LMR is free to go, the RMR to be bound again. */
 	KUNIT_EXPECT_EQ(test, dat_lmr_free(lmr), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_rmr_free(rmr), DAT_SUCCESS);
 }
 
 /* Put the QP of @handle in the error state behind kdapl's back. */
@@ -580,8 +632,10 @@ static void reach_unbind_flushed_test(struct kunit *test)
 	p2 = env.p;
 	p2.conn = kdapl_test_evd(test, env.p.ia, 8, DAT_EVD_CONNECTION_FLAG);
 	p2.sconn = kdapl_test_evd(test, env.p.ia, 8, DAT_EVD_CONNECTION_FLAG);
-	p2.cli = cli2 = reach_ep(&env, env.p.pz, env.cdto, p2.conn, NULL);
-	p2.srv = srv2 = reach_ep(&env, env.p.spz, env.sdto, p2.sconn, NULL);
+	cli2 = reach_ep(&env, env.p.pz, env.cdto, p2.conn, NULL);
+	srv2 = reach_ep(&env, env.p.spz, env.sdto, p2.sconn, NULL);
+	p2.cli = cli2;
+	p2.srv = srv2;
 	p2.qual = REACH_QUAL + 1;
 	kdapl_test_connect(test, &p2);
 	rctx = reach_bind(&env, rmr, lmr, ctx, buf,
@@ -599,7 +653,6 @@ static void reach_unbind_flushed_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, reach_write(&env, cli2, rctx, buf, 4),
 			DAT_SUCCESS);
 	st = reach_dto(&env, env.cdto, 4, NULL);
-	/* iWARP completes a write once sent; RoCE has the responder's NAK. */
 	if (!env.iwarp)
 		KUNIT_EXPECT_EQ(test, st, DAT_DTO_ERR_REMOTE_ACCESS);
 	reach_expect_broken(&env, p2.sconn, srv2);
@@ -608,11 +661,12 @@ static void reach_unbind_flushed_test(struct kunit *test)
 }
 
 /*
- * Remote access only where asked: a peer that learns the context of an
- * LMR that is locally writable but remotely only readable cannot write
- * to it (iWARP used to add remote write to every writable region).
+ * A peer writes to the server's LMR of @priv through @rctx (its remote
+ * context), or through its lmr_context (the STag on iWARP) when @rctx is
+ * NULL: remote access error, broken connection, nothing written.
  */
-static void reach_remote_write_test(struct kunit *test)
+static void reach_write_refused(struct kunit *test, DAT_MEM_PRIV_FLAGS priv,
+				bool remote_ctx, DAT_CONN_QUAL qual)
 {
 	DAT_DTO_COMPLETION_STATUS st;
 	DAT_RMR_CONTEXT rctx = 0;
@@ -622,33 +676,34 @@ static void reach_remote_write_test(struct kunit *test)
 
 	reach_env_init(test, &env, NULL);
 	buf = reach_page(&env, REACH_POISON);
-	reach_lmr(&env, env.p.spz, buf, DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
-		  DAT_MEM_PRIV_REMOTE_READ_FLAG, &ctx, &rctx);
-	KUNIT_ASSERT_NE(test, rctx, 0);
+	reach_lmr(&env, env.p.spz, buf, priv, &ctx, &rctx);
+	if (remote_ctx)
+		KUNIT_ASSERT_NE(test, rctx, 0);
+	env.p.qual = qual;
 	kdapl_test_connect(test, &env.p);
-
-	/* Its remote context and its local one (the STag on iWARP). */
-	KUNIT_ASSERT_EQ(test, reach_write(&env, env.p.cli, rctx, buf, 1),
+	KUNIT_ASSERT_EQ(test, reach_write(&env, env.p.cli,
+					  remote_ctx ? rctx : ctx, buf, 1),
 			DAT_SUCCESS);
 	st = reach_dto(&env, env.cdto, 1, NULL);
+	/* iWARP completes a write once sent; RoCE has the responder's NAK. */
 	if (!env.iwarp)
 		KUNIT_EXPECT_EQ(test, st, DAT_DTO_ERR_REMOTE_ACCESS);
 	reach_expect_broken(&env, env.p.sconn, env.p.srv);
 	KUNIT_EXPECT_TRUE(test, reach_poisoned(buf));
+}
 
-	reach_env_init(test, &env, NULL);
-	buf = reach_page(&env, REACH_POISON);
-	reach_lmr(&env, env.p.spz, buf, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &ctx,
-		  NULL);
-	env.p.qual = REACH_QUAL + 2;
-	kdapl_test_connect(test, &env.p);
-	KUNIT_ASSERT_EQ(test, reach_write(&env, env.p.cli, ctx, buf, 2),
-			DAT_SUCCESS);
-	st = reach_dto(&env, env.cdto, 2, NULL);
-	if (!env.iwarp)
-		KUNIT_EXPECT_EQ(test, st, DAT_DTO_ERR_REMOTE_ACCESS);
-	reach_expect_broken(&env, env.p.sconn, env.p.srv);
-	KUNIT_EXPECT_TRUE(test, reach_poisoned(buf));
+/*
+ * Remote access only where asked: a peer that learns the context of an
+ * LMR that is locally writable but remotely only readable, or not
+ * remotely accessible at all, cannot write to it, on iWARP either,
+ * where the local key is the STag a peer presents.
+ */
+static void reach_remote_write_test(struct kunit *test)
+{
+	reach_write_refused(test, DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+			    DAT_MEM_PRIV_REMOTE_READ_FLAG, true, REACH_QUAL);
+	reach_write_refused(test, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, false,
+			    REACH_QUAL + 2);
 }
 
 /*
@@ -811,6 +866,7 @@ static struct kunit_case kdapl_reach_test_cases[] = {
 	KUNIT_CASE_PARAM(reach_free_posted_kfree_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(reach_free_held_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(reach_free_srq_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(reach_rmr_window_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(reach_unbind_pending_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(reach_unbind_flushed_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(reach_remote_write_test, kdapl_test_adapter_gen),

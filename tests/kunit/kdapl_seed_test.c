@@ -43,17 +43,10 @@ static void *seed_lmr(struct seed_env *env, DAT_PZ_HANDLE pz,
 		      DAT_LMR_CONTEXT *ctx)
 {
 	u8 *buf = kunit_kzalloc(env->test, PAGE_SIZE, GFP_KERNEL);
-	DAT_LMR_HANDLE lmr;
 
 	KUNIT_ASSERT_NOT_NULL(env->test, buf);
-	KUNIT_ASSERT_EQ(env->test,
-			dat_lmr_kcreate(env->p.ia, DAT_MEM_TYPE_VIRTUAL,
-					(DAT_REGION_DESCRIPTION){ .for_va = buf },
-					PAGE_SIZE, pz, DAT_MEM_PRIV_ALL_FLAG,
-					DAT_VA_TYPE_VA,
-					DAT_MEM_OPTIMIZE_DONT_CARE, &lmr, ctx,
-					NULL, NULL, NULL),
-			DAT_SUCCESS);
+	kdapl_test_lmr(env->test, env->p.ia, pz, buf, PAGE_SIZE,
+		       DAT_MEM_PRIV_ALL_FLAG, ctx, NULL);
 	return buf;
 }
 
@@ -151,12 +144,12 @@ static bool seed_idle(struct kunit *test, DAT_EP_HANDLE ep, bool recv)
 	DAT_BOOLEAN ri, qi;
 	int i;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 100; i++) {
 		KUNIT_ASSERT_EQ(test, dat_ep_get_status(ep, NULL, &ri, &qi),
 				DAT_SUCCESS);
 		if (recv ? ri : qi)
 			return true;
-		msleep(10);
+		msleep(20);
 	}
 	return false;
 }

@@ -71,6 +71,22 @@ DAT_PZ_HANDLE kdapl_test_pz(struct kunit *test, DAT_IA_HANDLE ia)
 	return pz;
 }
 
+DAT_LMR_HANDLE kdapl_test_lmr(struct kunit *test, DAT_IA_HANDLE ia,
+			      DAT_PZ_HANDLE pz, void *buf, DAT_VLEN len,
+			      DAT_MEM_PRIV_FLAGS priv, DAT_LMR_CONTEXT *ctx,
+			      DAT_RMR_CONTEXT *rctx)
+{
+	DAT_REGION_DESCRIPTION r = { .for_va = buf };
+	DAT_LMR_HANDLE lmr;
+
+	KUNIT_ASSERT_EQ(test, dat_lmr_kcreate(ia, DAT_MEM_TYPE_VIRTUAL, r, len,
+					      pz, priv, DAT_VA_TYPE_VA,
+					      DAT_MEM_OPTIMIZE_DONT_CARE, &lmr,
+					      ctx, rctx, NULL, NULL),
+			DAT_SUCCESS);
+	return lmr;
+}
+
 DAT_EVD_HANDLE kdapl_test_evd(struct kunit *test, DAT_IA_HANDLE ia,
 			      DAT_COUNT qlen, DAT_EVD_FLAGS flags)
 {
@@ -229,3 +245,6 @@ struct kdapl_owner *kdapl_test_owner(struct kunit *test)
 	return owner;
 }
 
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_DESCRIPTION("KUnit tests for kdapl");
+MODULE_LICENSE("GPL");

@@ -44,6 +44,15 @@ DAT_EVD_HANDLE kdapl_test_evd(struct kunit *test, DAT_IA_HANDLE ia,
 			      DAT_COUNT qlen, DAT_EVD_FLAGS flags);
 
 /*
+ * An LMR over @len bytes of kernel memory at @buf (DAT_MEM_TYPE_VIRTUAL);
+ * @ctx and @rctx may be NULL.  Fails the test otherwise.
+ */
+DAT_LMR_HANDLE kdapl_test_lmr(struct kunit *test, DAT_IA_HANDLE ia,
+			      DAT_PZ_HANDLE pz, void *buf, DAT_VLEN len,
+			      DAT_MEM_PRIV_FLAGS priv, DAT_LMR_CONTEXT *ctx,
+			      DAT_RMR_CONTEXT *rctx);
+
+/*
  * 2^order physically contiguous pages, aligned to their size and zeroed,
  * freed when the test ends: after an IA opened later is closed.
  */
