@@ -9,6 +9,8 @@
 #define _KDAPL_H
 
 #include <linux/hash.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -1198,8 +1200,6 @@ extern struct workqueue_struct *kdapl_wq;
 int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 		      struct rdma_cm_event *event);
-int kdapl_cr_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
-		      struct rdma_cm_event *event);
 
 /*
  * Longest private data kdapl keeps for any transport: the iWARP MPA
@@ -1290,6 +1290,37 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 /* Largest private data of the IA's transport (connect/accept/reject). */
 DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 
+/**
+ * kdapl_sockaddr_port() - the port of an address
+ * @sa: an IPv4 or IPv6 address
+ *
+ * Context: any context.
+ * Return: the port, in host order; 0 for another family.
+ */
+static inline u16 kdapl_sockaddr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	return 0;
+}
+
+/**
+ * kdapl_sockaddr_set_port() - set the port of an address
+ * @sa: an IPv4 or IPv6 address
+ * @port: the port, in host order
+ *
+ * Context: any context.
+ */
+static inline void kdapl_sockaddr_set_port(struct sockaddr *sa, u16 port)
+{
+	if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)sa)->sin_port = htons(port);
+}
+
 /* Called by kdapl_ep.c with the IA lock held (process context). */
 void kdapl_cm_ep_destroy(struct kdapl_ep *ep);
 void kdapl_cm_ep_reset(struct kdapl_ep *ep);
@@ -1299,28 +1330,11 @@ void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
 			struct ib_qp_init_attr *init, u32 *send_cqes,
 			u32 *recv_cqes);
 
-/**
- * kdapl_dto_ep_init() - set up the DTO state of a new EP
- * @ep: the EP, not yet published
- *
- * Context: process context.
- * Return: 0 or -ENOMEM.
- */
 int kdapl_dto_ep_init(struct kdapl_ep *ep);
 /* Frees the DTO state; the QP is gone.  Process context. */
 void kdapl_dto_ep_fini(struct kdapl_ep *ep);
-/*
- * The QP of @ep was just created and is in INIT, @ep->qp is set: post the
- * receives the consumer posted before, up to the first whose LMR needs a
- * registration.  Process context.
- */
 void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline);
 int kdapl_dto_qp_rts(struct kdapl_ep *ep);
-/*
- * The QP of @ep was drained and is about to be destroyed (@ep->qp is
- * already NULL): complete the receives still held in software as
- * flushed.  Process context.
- */
 void kdapl_dto_qp_gone(struct kdapl_ep *ep);
 bool kdapl_dto_forget_lmr(struct kdapl_ep *ep, const struct kdapl_lmr *lmr);
 void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz);

@@ -45,9 +45,10 @@
 /*
  * Private data of a connection: an InfiniBand or RoCE REQ has 92 bytes
  * of which rdma_cm takes 36 for its own header (the REP's 196 and the
- * REJ's 148 are larger); iWARP MPA carries RDMA_MAX_PRIVATE_DATA (256)
- * bytes, of which MPA v2 (the default of siw) takes 4 for the IRD/ORD
- * exchange.  Keep these equal to the IA attributes (kdapl_ia.c).
+ * REJ's 148 are larger); iWARP MPA carries RDMA_MAX_PRIVATE_DATA (256,
+ * siw's MPA_MAX_PRIVDATA) bytes, of which MPA v2 (the default of siw)
+ * takes 4 for the IRD/ORD exchange.  The IA reports them
+ * (max_private_data_size) through kdapl_cm_private_data_max().
  */
 #define KDAPL_CM_PRIVATE_DATA_IB	56
 #define KDAPL_CM_PRIVATE_DATA_IWARP	252
@@ -836,7 +837,13 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	case KDAPL_CM_SP:
 		return kdapl_sp_cm_event(ctx, id, event);
 	case KDAPL_CM_CR:
-		return kdapl_cr_cm_event(ctx, id, event);
+		/*
+		 * A request not accepted yet: the peer may give up (a reject
+		 * or a timeout of its side); the CR stays and a later accept
+		 * fails.  kdapl destroys the identifier itself (reject, free,
+		 * detach), never by returning non-zero here.
+		 */
+		return 0;
 	case KDAPL_CM_EP:
 		return kdapl_conn_cm_event(container_of(ctx, struct kdapl_conn,
 							ctx), id, event);
@@ -888,13 +895,6 @@ static bool kdapl_cm_addr_any(const struct sockaddr *sa)
 	       ipv6_addr_is_multicast(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
-static DAT_PORT_QUAL kdapl_cm_port(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-}
-
 /* Map an errno of address resolution to a DAT_RETURN. */
 static DAT_RETURN kdapl_cm_addr_error(int err)
 {
@@ -941,24 +941,15 @@ static bool kdapl_cm_ep_alive(struct kdapl_ep *ep)
 	return !list_empty(&ep->obj.ia_entry);
 }
 
-/*
- * The active connect of dat_ep_connect() and dat_ep_dup_connect(): the
- * arguments are checked, the IA lock is held and the EP is alive.
- */
-static DAT_RETURN kdapl_cm_connect(struct kdapl_ep *ep,
-				   const struct sockaddr *dst,
-				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
-				   DAT_COUNT pd_size, const void *pd)
+/* May @ep connect to @dst with @pd_size bytes of private data?  IA lock. */
+static DAT_RETURN kdapl_cm_connect_check(struct kdapl_ep *ep,
+					 const struct sockaddr *dst,
+					 DAT_COUNT pd_size)
 {
 	struct kdapl_ia *ia = ep->obj.ia;
-	struct sockaddr_storage src;
-	struct kdapl_conn *conn;
-	struct rdma_cm_id *id;
 	DAT_EP_STATE state;
 	unsigned long flags;
 	bool has_pz;
-	DAT_RETURN ret;
-	int err;
 
 	lockdep_assert_held(&ia->lock);
 	if (!ia->ibdev)
@@ -979,70 +970,114 @@ static DAT_RETURN kdapl_cm_connect(struct kdapl_ep *ep,
 	if (ia->addr.ss_family != dst->sa_family)
 		return dat_error(DAT_INVALID_ADDRESS,
 				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	return DAT_SUCCESS;
+}
 
-	conn = kdapl_conn_alloc(ep, false);
-	if (!conn)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+/* The peer's address: @dst with the port @conn_qual. */
+static void kdapl_conn_set_remote(struct kdapl_conn *conn,
+				  const struct sockaddr *dst,
+				  DAT_CONN_QUAL conn_qual)
+{
 	memcpy(&conn->remote, dst, dst->sa_family == AF_INET ?
 	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-	if (dst->sa_family == AF_INET)
-		((struct sockaddr_in *)&conn->remote)->sin_port =
-			htons(conn_qual);
-	else
-		((struct sockaddr_in6 *)&conn->remote)->sin6_port =
-			htons(conn_qual);
+	kdapl_sockaddr_set_port((struct sockaddr *)&conn->remote, conn_qual);
 	conn->conn_qual = conn_qual;
-	kdapl_conn_set_param(conn, pd, pd_size);
+}
+
+/*
+ * The identifier of an active connection, bound to the IA's address (the
+ * connection leaves from its device), and its QP.  IA lock held; the
+ * caller discards @conn on failure.
+ */
+static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
+				       struct kdapl_ia *ia)
+{
+	struct sockaddr_storage src;
+	struct rdma_cm_id *id;
+	int err;
 
 	id = rdma_create_id(&init_net, kdapl_cm_handler, &conn->ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-		goto discard;
-	}
+	if (IS_ERR(id))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
 	conn->id = id;
-	/* The IA's own address: the connection leaves from its device. */
 	src = ia->addr;
 	err = rdma_bind_addr(id, (struct sockaddr *)&src);
-	if (err) {
-		ret = kdapl_cm_addr_error(err);
-		goto discard;
-	}
-	if (id->device != ia->ibdev) {
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-		goto discard;
-	}
-	ret = kdapl_conn_create_qp(conn, id);
-	if (ret)
-		goto discard;
+	if (err)
+		return kdapl_cm_addr_error(err);
+	if (id->device != ia->ibdev)
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	return kdapl_conn_create_qp(conn, id);
+}
 
-	/* Handlers wait until the EP is set up. */
-	rdma_lock_handler(id);
-	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&conn->remote,
-				KDAPL_CM_RESOLVE_MS);
-	if (err) {
-		rdma_unlock_handler(id);
-		ret = kdapl_cm_addr_error(err);
-		goto discard;
-	}
+/*
+ * The EP takes the connection whose address resolution started: it is
+ * ACTIVE_CONNECTION_PENDING.  The handler mutex of the identifier is held,
+ * so that no handler sees the EP before.
+ */
+static void kdapl_cm_connect_start(struct kdapl_ep *ep,
+				   struct kdapl_conn *conn,
+				   DAT_TIMEOUT timeout)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	unsigned long flags;
+
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->conn = conn;
-	ep->cm_id = id;
+	ep->cm_id = conn->id;
 	WRITE_ONCE(ep->qp, conn->qp);
 	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
 	memcpy(&ep->local_addr, &ia->addr, sizeof(ep->local_addr));
-	ep->local_port = kdapl_cm_port((struct sockaddr *)
-				       &id->route.addr.src_addr);
+	ep->local_port = kdapl_sockaddr_port((struct sockaddr *)
+					     &conn->id->route.addr.src_addr);
 	memcpy(&ep->remote_addr, &conn->remote, sizeof(ep->remote_addr));
-	ep->remote_port = conn_qual;
+	ep->remote_port = conn->conn_qual;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_dto_qp_created(ep, conn->max_inline);
 	if (timeout != DAT_TIMEOUT_INFINITE)
 		mod_timer(&conn->timer, jiffies + usecs_to_jiffies(timeout));
-	rdma_unlock_handler(id);
+}
+
+/*
+ * The active connect of dat_ep_connect() and dat_ep_dup_connect(): the
+ * arguments are checked, the IA lock is held and the EP is alive.
+ */
+static DAT_RETURN kdapl_cm_connect(struct kdapl_ep *ep,
+				   const struct sockaddr *dst,
+				   DAT_CONN_QUAL conn_qual, DAT_TIMEOUT timeout,
+				   DAT_COUNT pd_size, const void *pd)
+{
+	struct kdapl_conn *conn;
+	DAT_RETURN ret;
+	int err;
+
+	ret = kdapl_cm_connect_check(ep, dst, pd_size);
+	if (ret)
+		return ret;
+	conn = kdapl_conn_alloc(ep, false);
+	if (!conn)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	kdapl_conn_set_remote(conn, dst, conn_qual);
+	kdapl_conn_set_param(conn, pd, pd_size);
+	ret = kdapl_conn_active_id(conn, ep->obj.ia);
+	if (ret)
+		goto discard;
+
+	/* Handlers wait until the EP is set up. */
+	rdma_lock_handler(conn->id);
+	err = rdma_resolve_addr(conn->id, NULL,
+				(struct sockaddr *)&conn->remote,
+				KDAPL_CM_RESOLVE_MS);
+	if (err) {
+		rdma_unlock_handler(conn->id);
+		ret = kdapl_cm_addr_error(err);
+		goto discard;
+	}
+	kdapl_cm_connect_start(ep, conn, timeout);
+	rdma_unlock_handler(conn->id);
 	return DAT_SUCCESS;
 
 discard:

@@ -31,15 +31,6 @@
 
 #include "kdapl.h"
 
-static DAT_PORT_QUAL kdapl_cr_port(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	if (sa->sa_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	return 0;
-}
-
 /* With the IA lock held: is @obj still an object of its IA? */
 static bool kdapl_cr_obj_alive(struct kdapl_object *obj)
 {
@@ -241,7 +232,7 @@ int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
 	       sizeof(cr->local_addr));
 	memcpy(&cr->remote_addr, &id->route.addr.dst_addr,
 	       sizeof(cr->remote_addr));
-	cr->remote_port = kdapl_cr_port((struct sockaddr *)&cr->remote_addr);
+	cr->remote_port = kdapl_sockaddr_port((struct sockaddr *)&cr->remote_addr);
 	cr->conn_qual = sp->conn_qual;
 	len = min_t(size_t, conn->private_data_len, sizeof(cr->private_data));
 	if (conn->private_data && len)
@@ -252,26 +243,6 @@ int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
 
 	WRITE_ONCE(id->context, &cr->ctx);
 	queue_work(kdapl_wq, &cr->work);
-	return 0;
-}
-
-/**
- * kdapl_cr_cm_event() - rdma_cm event of a request not yet accepted
- * @ctx: the &kdapl_cr.ctx
- * @id: the request's identifier
- * @event: the event
- *
- * The peer may give up (a reject or a timeout of its side); the CR stays
- * and a later accept fails.  The identifier is only ever destroyed by
- * kdapl (reject, free, detach), never by returning non-zero here, since
- * the CR may be using it concurrently.
- *
- * Context: an rdma_cm handler: process context, without the IA lock.
- * Return: 0.
- */
-int kdapl_cr_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
-		      struct rdma_cm_event *event)
-{
 	return 0;
 }
 
@@ -355,6 +326,47 @@ static DAT_RETURN kdapl_cr_check_pdata(struct kdapl_ia *ia, DAT_COUNT size,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The EP a CR is accepted on: @ep as given (with a reference), or the
+ * RSP's when @ep is NULL (a reference taken into *@epp); it must be in the
+ * state an accept needs.  IA lock held, the CR alive.
+ */
+static DAT_RETURN kdapl_cr_accept_ep(struct kdapl_cr *cr, struct kdapl_ep *ep,
+				     struct kdapl_ep **epp)
+{
+	struct kdapl_ia *ia = cr->obj.ia;
+	DAT_EP_STATE state;
+	unsigned long flags;
+	bool has_pz;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ep) {
+		if (!cr->ep)
+			return dat_error(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_EP);
+		ep = cr->ep;
+		kref_get(&ep->obj.ref);
+		*epp = ep;
+	} else if (cr->ep && cr->ep != ep) {
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
+	if (ep->obj.ia != ia || !kdapl_cr_obj_alive(&ep->obj))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	has_pz = ep->pz;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
+			       DAT_EP_STATE_UNCONNECTED))
+		return kdapl_ep_state_error(state);
+	if (!has_pz)
+		return dat_error(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_UNCONFIGURED);
+	if (!cr->cm_id)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
 /**
  * kdapl_cr_accept() - dat_cr_accept() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -374,12 +386,9 @@ DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 			   const DAT_PVOID private_data)
 {
 	struct kdapl_ep *ep = NULL;
-	DAT_EP_STATE state;
 	struct kdapl_cr *cr;
 	struct kdapl_ia *ia;
-	unsigned long flags;
 	DAT_RETURN ret;
-	bool has_pz;
 
 	ret = kdapl_get(owner, cr_handle, CR, DAT_INVALID_HANDLE_CR, &cr);
 	if (ret)
@@ -400,40 +409,9 @@ DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 		goto unlock;
 	}
-	if (!ep) {
-		if (!cr->ep) {
-			ret = dat_error(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_EP);
-			goto unlock;
-		}
-		ep = cr->ep;
-		kref_get(&ep->obj.ref);
-	} else if (cr->ep && cr->ep != ep) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_cr_accept_ep(cr, ep, &ep);
+	if (ret)
 		goto unlock;
-	}
-	if (ep->obj.ia != ia || !kdapl_cr_obj_alive(&ep->obj)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		goto unlock;
-	}
-	spin_lock_irqsave(&ep->lock, flags);
-	state = ep->state;
-	has_pz = ep->pz;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
-			       DAT_EP_STATE_UNCONNECTED)) {
-		ret = kdapl_ep_state_error(state);
-		goto unlock;
-	}
-	if (!has_pz) {
-		ret = dat_error(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_EP_UNCONFIGURED);
-		goto unlock;
-	}
-	if (!cr->cm_id) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto unlock;
-	}
 	ret = kdapl_cm_accept(ep, cr->cm_id, private_data, private_data_size,
 			      cr);
 	if (ret)

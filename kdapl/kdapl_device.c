@@ -194,11 +194,23 @@ static struct ib_client kdapl_ib_client = {
 	.rename = kdapl_rename_one,
 };
 
+/**
+ * kdapl_device_init() - hear of RDMA devices: an adapter per port
+ *
+ * Context: process context, at module load.
+ * Return: 0 or the error of ib_register_client().
+ */
 int kdapl_device_init(void)
 {
 	return ib_register_client(&kdapl_ib_client);
 }
 
+/**
+ * kdapl_device_exit() - stop hearing of RDMA devices
+ *
+ * Context: process context, at module unload; every device is removed
+ * from kdapl as ib_core unregisters the client.
+ */
 void kdapl_device_exit(void)
 {
 	ib_unregister_client(&kdapl_ib_client);

@@ -467,6 +467,15 @@ static void kdapl_dto_reg_done(struct ib_cq *cq, struct ib_wc *wc)
  * EP life cycle, called by kdapl_ep.c and kdapl_cm.c
  */
 
+/**
+ * kdapl_dto_ep_init() - set up the DTO state of a new EP
+ * @ep: the EP, not yet published, with its attributes
+ *
+ * Allocates the work request rings the attributes ask for.
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
 int kdapl_dto_ep_init(struct kdapl_ep *ep)
 {
 	struct kdapl_dto *dto;
@@ -499,6 +508,14 @@ err:
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_ep_init);
 
+/**
+ * kdapl_dto_ep_fini() - free the DTO state of an EP
+ * @ep: the EP, without a QP (none was created, or it was drained)
+ *
+ * Posts that looked the EP up before see its DTO state gone and fail.
+ *
+ * Context: process context.
+ */
 void kdapl_dto_ep_fini(struct kdapl_ep *ep)
 {
 	struct kdapl_dto *dto;
@@ -630,6 +647,17 @@ static void kdapl_dto_post_held(struct kdapl_ep *ep, struct ib_qp *qp,
 	}
 }
 
+/**
+ * kdapl_dto_qp_created() - the QP of an EP exists (INIT)
+ * @ep: the EP, whose ep->qp is set
+ * @max_inline: bytes the QP takes inline in a send
+ *
+ * Grows the rings to the attributes if they were raised, and gives the
+ * device the receives held in software, up to the first one whose LMR
+ * needs a registration (see kdapl_dto_qp_rts()).
+ *
+ * Context: process context.
+ */
 void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline)
 {
 	unsigned long flags;
@@ -879,6 +907,16 @@ static void kdapl_dto_flush_slot(struct kdapl_ep *ep,
 		kdapl_evd_post(evd, &ev);
 }
 
+/**
+ * kdapl_dto_qp_gone() - the QP of an EP was drained
+ * @ep: the EP, whose ep->qp is already NULL
+ *
+ * Completes as flushed what the device never reported (the receives
+ * still held in software, and requests siw does not flush), with events
+ * queued on the EP's EVDs.
+ *
+ * Context: process context.
+ */
 void kdapl_dto_qp_gone(struct kdapl_ep *ep)
 {
 	struct kdapl_dto *dto = ep->dto;

@@ -508,6 +508,122 @@ static void kdapl_ep_detach_streams(struct kdapl_evd *recv_evd,
 		kdapl_evd_detach_stream(request_evd, KDAPL_STREAM_REQUEST);
 }
 
+/*
+ * Look up the objects dat_ep_create() names, into @links (with a
+ * reference each).  IA lock held: none of them is being freed.
+ */
+static DAT_RETURN kdapl_ep_lookup_links(struct kdapl_owner *owner,
+					struct kdapl_ia *ia,
+					DAT_PZ_HANDLE pz_handle,
+					DAT_EVD_HANDLE recv_evd_handle,
+					DAT_EVD_HANDLE request_evd_handle,
+					DAT_EVD_HANDLE connect_evd_handle,
+					bool with_srq, DAT_SRQ_HANDLE srq_handle,
+					struct kdapl_ep_links *links)
+{
+	struct kdapl_srq *srq;
+	DAT_RETURN ret;
+
+	lockdep_assert_held(&ia->lock);
+	ret = kdapl_ep_get_pz(ia, pz_handle,
+			      dat_error(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_PZ), &links->pz);
+	if (ret)
+		return ret;
+	ret = kdapl_ep_get_evd(ia, recv_evd_handle, DAT_EVD_DTO_FLAG,
+			       dat_error(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_EVD_RECV),
+			       &links->recv_evd);
+	if (ret)
+		return ret;
+	ret = kdapl_ep_get_evd(ia, request_evd_handle, DAT_EVD_DTO_FLAG,
+			       dat_error(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_EVD_REQUEST),
+			       &links->request_evd);
+	if (ret)
+		return ret;
+	ret = kdapl_ep_get_evd(ia, connect_evd_handle, DAT_EVD_CONNECTION_FLAG,
+			       dat_error(DAT_INVALID_HANDLE,
+					 DAT_INVALID_HANDLE_EVD_CONN),
+			       &links->connect_evd);
+	if (ret || !with_srq)
+		return ret;
+	ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ, &srq);
+	if (ret)
+		return ret;
+	links->srq = srq;
+	if (srq->obj.ia != ia)
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	return DAT_SUCCESS;
+}
+
+/*
+ * The attributes of a new EP: the consumer's, checked (@attr_arg is the
+ * argument to name if they are bad), or the provider's defaults.  IA lock
+ * held.
+ */
+static DAT_RETURN kdapl_ep_take_attr(struct kdapl_ia *ia,
+				     const DAT_EP_ATTR *ep_attributes,
+				     DAT_RETURN_SUBTYPE attr_arg,
+				     DAT_EP_ATTR *attr)
+{
+	if (!ep_attributes) {
+		kdapl_ep_default_attr(ia, attr);
+		return DAT_SUCCESS;
+	}
+	if (ep_attributes->service_type != DAT_SERVICE_TYPE_RC)
+		return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	if (!kdapl_ep_attr_ok(ia, ep_attributes, DAT_EP_FIELD_EP_ATTR_ALL))
+		return dat_error(DAT_INVALID_PARAMETER, attr_arg);
+	*attr = *ep_attributes;
+	/* Nothing of the consumer's memory is kept. */
+	attr->ep_transport_specific = NULL;
+	attr->ep_provider_specific = NULL;
+	return DAT_SUCCESS;
+}
+
+/*
+ * Give the new @ep its streams, work request rings and handle, and make
+ * it use the objects of @links, whose references it keeps.  IA lock held;
+ * on failure nothing of it remains but @ep's memory.
+ */
+static DAT_RETURN kdapl_ep_install(struct kdapl_ia *ia, struct kdapl_ep *ep,
+				   struct kdapl_ep_links *links,
+				   DAT_RETURN_SUBTYPE attr_arg)
+{
+	DAT_RETURN ret;
+
+	lockdep_assert_held(&ia->lock);
+	ret = kdapl_ep_attach_streams(links->recv_evd,
+				      ep->attr.recv_completion_flags,
+				      links->request_evd,
+				      ep->attr.request_completion_flags);
+	if (ret)
+		return kdapl_ep_stream_error(ret, attr_arg);
+
+	kdapl_object_init(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
+	if (kdapl_dto_ep_init(ep)) {
+		kdapl_ep_detach_streams(links->recv_evd, links->request_evd);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	if (kdapl_object_publish(&ep->obj)) {
+		kdapl_dto_ep_fini(ep);
+		kdapl_ep_detach_streams(links->recv_evd, links->request_evd);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	kdapl_ia_add_object(ia, &ep->obj);
+	kdapl_ep_links_use(links, true);
+	ep->pz = links->pz;
+	ep->recv_evd = links->recv_evd;
+	ep->request_evd = links->request_evd;
+	ep->connect_evd = links->connect_evd;
+	ep->srq = links->srq;
+	return DAT_SUCCESS;
+}
+
+/* dat_ep_create() and dat_ep_create_with_srq() (@with_srq) for an owner. */
 static DAT_RETURN kdapl_ep_new(struct kdapl_owner *owner,
 			       DAT_IA_HANDLE ia_handle,
 			       DAT_PZ_HANDLE pz_handle,
@@ -523,7 +639,6 @@ static DAT_RETURN kdapl_ep_new(struct kdapl_owner *owner,
 	DAT_RETURN_SUBTYPE out_arg = with_srq ? DAT_INVALID_ARG8 :
 						DAT_INVALID_ARG7;
 	struct kdapl_ep_links links = {};
-	struct kdapl_srq *srq;
 	struct kdapl_ia *ia;
 	struct kdapl_ep *ep;
 	DAT_HANDLE handle;
@@ -552,93 +667,16 @@ static DAT_RETURN kdapl_ep_new(struct kdapl_owner *owner,
 		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 		goto unlock;
 	}
-
-	/* Looked up under the IA lock: none of them is being freed. */
-	ret = kdapl_ep_get_pz(ia, pz_handle,
-			      dat_error(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_PZ), &links.pz);
+	ret = kdapl_ep_lookup_links(owner, ia, pz_handle, recv_evd_handle,
+				    request_evd_handle, connect_evd_handle,
+				    with_srq, srq_handle, &links);
+	if (!ret)
+		ret = kdapl_ep_take_attr(ia, ep_attributes, attr_arg,
+					 &ep->attr);
+	if (!ret)
+		ret = kdapl_ep_install(ia, ep, &links, attr_arg);
 	if (ret)
 		goto unlock;
-	ret = kdapl_ep_get_evd(ia, recv_evd_handle, DAT_EVD_DTO_FLAG,
-			       dat_error(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_EVD_RECV),
-			       &links.recv_evd);
-	if (ret)
-		goto unlock;
-	ret = kdapl_ep_get_evd(ia, request_evd_handle, DAT_EVD_DTO_FLAG,
-			       dat_error(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_EVD_REQUEST),
-			       &links.request_evd);
-	if (ret)
-		goto unlock;
-	ret = kdapl_ep_get_evd(ia, connect_evd_handle, DAT_EVD_CONNECTION_FLAG,
-			       dat_error(DAT_INVALID_HANDLE,
-					 DAT_INVALID_HANDLE_EVD_CONN),
-			       &links.connect_evd);
-	if (ret)
-		goto unlock;
-	if (with_srq) {
-		ret = kdapl_get(owner, srq_handle, SRQ, DAT_INVALID_HANDLE_SRQ,
-				&srq);
-		if (ret)
-			goto unlock;
-		links.srq = srq;
-		if (srq->obj.ia != ia) {
-			ret = dat_error(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_SRQ);
-			goto unlock;
-		}
-	}
-
-	if (ep_attributes) {
-		if (ep_attributes->service_type != DAT_SERVICE_TYPE_RC) {
-			ret = dat_error(DAT_MODEL_NOT_SUPPORTED,
-					DAT_NO_SUBTYPE);
-			goto unlock;
-		}
-		if (!kdapl_ep_attr_ok(ia, ep_attributes,
-				      DAT_EP_FIELD_EP_ATTR_ALL)) {
-			ret = dat_error(DAT_INVALID_PARAMETER, attr_arg);
-			goto unlock;
-		}
-		ep->attr = *ep_attributes;
-		/* Nothing of the consumer's memory is kept. */
-		ep->attr.ep_transport_specific = NULL;
-		ep->attr.ep_provider_specific = NULL;
-	} else {
-		kdapl_ep_default_attr(ia, &ep->attr);
-	}
-
-	ret = kdapl_ep_attach_streams(links.recv_evd,
-				      ep->attr.recv_completion_flags,
-				      links.request_evd,
-				      ep->attr.request_completion_flags);
-	if (ret) {
-		ret = kdapl_ep_stream_error(ret, attr_arg);
-		goto unlock;
-	}
-
-	kdapl_object_init(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
-	if (kdapl_dto_ep_init(ep)) {
-		kdapl_ep_detach_streams(links.recv_evd, links.request_evd);
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-		goto unlock;
-	}
-	if (kdapl_object_publish(&ep->obj)) {
-		kdapl_dto_ep_fini(ep);
-		kdapl_ep_detach_streams(links.recv_evd, links.request_evd);
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-		goto unlock;
-	}
-	kdapl_ia_add_object(ia, &ep->obj);
-	kdapl_ep_links_use(&links, true);
-	ep->pz = links.pz;
-	ep->recv_evd = links.recv_evd;
-	ep->request_evd = links.request_evd;
-	ep->connect_evd = links.connect_evd;
-	ep->srq = links.srq;
 	/*
 	 * The EP keeps the references of the lookups.  Once unlocked it may
 	 * be freed by another thread: take the handle now.
@@ -828,6 +866,46 @@ static DAT_HANDLE kdapl_ep_obj_handle(struct kdapl_object *obj)
 	kdapl_ep_obj_handle(__link ? &__link->obj : NULL);		\
 })
 
+/* Copy the attribute fields selected by @mask from @from into @to. */
+static void kdapl_ep_attr_merge(DAT_EP_ATTR *to, const DAT_EP_ATTR *from,
+				DAT_EP_PARAM_MASK mask)
+{
+	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE)
+		to->service_type = from->service_type;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE)
+		to->max_message_size = from->max_message_size;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE)
+		to->max_rdma_size = from->max_rdma_size;
+	if (mask & DAT_EP_FIELD_EP_ATTR_QOS)
+		to->qos = from->qos;
+	if (mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS)
+		to->recv_completion_flags = from->recv_completion_flags;
+	if (mask & DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS)
+		to->request_completion_flags = from->request_completion_flags;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS)
+		to->max_recv_dtos = from->max_recv_dtos;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS)
+		to->max_request_dtos = from->max_request_dtos;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV)
+		to->max_recv_iov = from->max_recv_iov;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV)
+		to->max_request_iov = from->max_request_iov;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN)
+		to->max_rdma_read_in = from->max_rdma_read_in;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT)
+		to->max_rdma_read_out = from->max_rdma_read_out;
+	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW)
+		to->srq_soft_hw = from->srq_soft_hw;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV)
+		to->max_rdma_read_iov = from->max_rdma_read_iov;
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV)
+		to->max_rdma_write_iov = from->max_rdma_write_iov;
+	/*
+	 * The counts are checked to be 0: nothing to store.  The attribute
+	 * arrays are not kept either, there being no attribute to change.
+	 */
+}
+
 /**
  * kdapl_ep_query() - dat_ep_query() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -891,37 +969,7 @@ DAT_RETURN kdapl_ep_query(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 			kdapl_ep_link_handle(ep->connect_evd);
 	if (mask & DAT_EP_FIELD_SRQ_HANDLE)
 		param->srq_handle = kdapl_ep_link_handle(ep->srq);
-	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE)
-		attr->service_type = ep->attr.service_type;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE)
-		attr->max_message_size = ep->attr.max_message_size;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE)
-		attr->max_rdma_size = ep->attr.max_rdma_size;
-	if (mask & DAT_EP_FIELD_EP_ATTR_QOS)
-		attr->qos = ep->attr.qos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS)
-		attr->recv_completion_flags = ep->attr.recv_completion_flags;
-	if (mask & DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS)
-		attr->request_completion_flags =
-			ep->attr.request_completion_flags;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS)
-		attr->max_recv_dtos = ep->attr.max_recv_dtos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS)
-		attr->max_request_dtos = ep->attr.max_request_dtos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV)
-		attr->max_recv_iov = ep->attr.max_recv_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV)
-		attr->max_request_iov = ep->attr.max_request_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN)
-		attr->max_rdma_read_in = ep->attr.max_rdma_read_in;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT)
-		attr->max_rdma_read_out = ep->attr.max_rdma_read_out;
-	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW)
-		attr->srq_soft_hw = ep->attr.srq_soft_hw;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV)
-		attr->max_rdma_read_iov = ep->attr.max_rdma_read_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV)
-		attr->max_rdma_write_iov = ep->attr.max_rdma_write_iov;
+	kdapl_ep_attr_merge(attr, &ep->attr, mask);
 	if (mask & DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR)
 		attr->ep_transport_specific_count = 0;
 	if (mask & DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR)
@@ -978,46 +1026,6 @@ static u32 kdapl_ep_modify_states(DAT_EP_PARAM_MASK mask)
 		if (mask & kdapl_ep_fields[i].field)
 			states &= kdapl_ep_fields[i].states;
 	return states;
-}
-
-/* Copy the attribute fields selected by @mask from @from into @to. */
-static void kdapl_ep_attr_merge(DAT_EP_ATTR *to, const DAT_EP_ATTR *from,
-				DAT_EP_PARAM_MASK mask)
-{
-	if (mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE)
-		to->service_type = from->service_type;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE)
-		to->max_message_size = from->max_message_size;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_SIZE)
-		to->max_rdma_size = from->max_rdma_size;
-	if (mask & DAT_EP_FIELD_EP_ATTR_QOS)
-		to->qos = from->qos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS)
-		to->recv_completion_flags = from->recv_completion_flags;
-	if (mask & DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS)
-		to->request_completion_flags = from->request_completion_flags;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS)
-		to->max_recv_dtos = from->max_recv_dtos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_DTOS)
-		to->max_request_dtos = from->max_request_dtos;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RECV_IOV)
-		to->max_recv_iov = from->max_recv_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV)
-		to->max_request_iov = from->max_request_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN)
-		to->max_rdma_read_in = from->max_rdma_read_in;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_OUT)
-		to->max_rdma_read_out = from->max_rdma_read_out;
-	if (mask & DAT_EP_FIELD_EP_ATTR_SRQ_SOFT_HW)
-		to->srq_soft_hw = from->srq_soft_hw;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV)
-		to->max_rdma_read_iov = from->max_rdma_read_iov;
-	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV)
-		to->max_rdma_write_iov = from->max_rdma_write_iov;
-	/*
-	 * The counts are checked to be 0: nothing to store.  The attribute
-	 * arrays are not kept either, there being no attribute to change.
-	 */
 }
 
 /*
@@ -1130,6 +1138,100 @@ static DAT_RETURN kdapl_ep_move_streams(const struct kdapl_ep_streams *from,
 	return ret;
 }
 
+/*
+ * May the EP be modified as asked, in the state it is in?  IA lock held;
+ * @states are those every field of @mask may change in.
+ */
+static DAT_RETURN kdapl_ep_modify_check(struct kdapl_ep *ep,
+					DAT_EP_PARAM_MASK mask,
+					const DAT_EP_PARAM *param, u32 states)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	unsigned long flags;
+	DAT_EP_STATE state;
+
+	lockdep_assert_held(&ia->lock);
+	if (!kdapl_ep_alive(ep))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!kdapl_ep_state_in(state, states))
+		return kdapl_ep_state_error(state);
+	/* ep->attr changes only under the IA lock, which is held. */
+	if ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
+	    READ_ONCE(ep->recvs_posted) &&
+	    param->ep_attr.recv_completion_flags !=
+	    ep->attr.recv_completion_flags)
+		return kdapl_ep_state_error(state);
+	if (!ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	if (((mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE) &&
+	     param->ep_attr.service_type != DAT_SERVICE_TYPE_RC) ||
+	    !kdapl_ep_attr_ok(ia, &param->ep_attr, mask))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
+/*
+ * Give the EP the objects of @links and the attributes @attr, unless the
+ * connection code moved it out of @states meanwhile (or a receive was
+ * posted since the check of its completion flags).  Returns the objects
+ * replaced in @old.  IA lock held, streams already moved.
+ */
+static DAT_RETURN kdapl_ep_modify_commit(struct kdapl_ep *ep,
+					 DAT_EP_PARAM_MASK mask, u32 states,
+					 const DAT_EP_ATTR *attr,
+					 const struct kdapl_ep_links *links,
+					 struct kdapl_ep_links *old)
+{
+	unsigned long flags;
+	DAT_EP_STATE state;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	if (!kdapl_ep_state_in(state, states) ||
+	    ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
+	     ep->recvs_posted &&
+	     attr->recv_completion_flags != ep->attr.recv_completion_flags)) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return kdapl_ep_state_error(state);
+	}
+	*old = (struct kdapl_ep_links) {};
+	if (mask & DAT_EP_FIELD_PZ_HANDLE)
+		old->pz = ep->pz;
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		old->recv_evd = ep->recv_evd;
+	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		old->request_evd = ep->request_evd;
+	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		old->connect_evd = ep->connect_evd;
+	/* Receives posted for the old PZ fail with the old receive EVD. */
+	if (links->pz != ep->pz)
+		kdapl_dto_pz_changed(ep, links->pz);
+	ep->pz = links->pz;
+	ep->recv_evd = links->recv_evd;
+	ep->request_evd = links->request_evd;
+	ep->connect_evd = links->connect_evd;
+	ep->attr = *attr;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return DAT_SUCCESS;
+}
+
+/* The arguments of dat_ep_modify() that need no EP; *@states if good. */
+static DAT_RETURN kdapl_ep_modify_args(DAT_EP_PARAM_MASK mask,
+				       const DAT_EP_PARAM *param, u32 *states)
+{
+	if (mask & ~DAT_EP_FIELD_ALL)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*states = kdapl_ep_modify_states(mask);
+	if (!*states)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
 /**
  * kdapl_ep_modify() - dat_ep_modify() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -1151,8 +1253,6 @@ DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	DAT_EP_ATTR attr;
 	struct kdapl_ia *ia;
 	struct kdapl_ep *ep;
-	unsigned long flags;
-	DAT_EP_STATE state;
 	DAT_RETURN ret;
 	u32 states;
 
@@ -1160,56 +1260,18 @@ DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	if (ret)
 		return ret;
 	ia = ep->obj.ia;
-
-	if (mask & ~DAT_EP_FIELD_ALL) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!mask)	/* nothing to change, nothing read */
 		goto put;
-	}
-	if (!mask)
+	ret = kdapl_ep_modify_args(mask, param, &states);
+	if (ret)
 		goto put;
-	states = kdapl_ep_modify_states(mask);
-	if (!states) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto put;
-	}
-	if (!param) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto put;
-	}
 
 	mutex_lock(&ia->lock);
-	if (!kdapl_ep_alive(ep)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = kdapl_ep_modify_check(ep, mask, param, states);
+	if (ret)
 		goto unlock;
-	}
-	spin_lock_irqsave(&ep->lock, flags);
-	state = ep->state;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (!kdapl_ep_state_in(state, states)) {
-		ret = kdapl_ep_state_error(state);
-		goto unlock;
-	}
-	/* ep->attr changes only under the IA lock, which is held. */
-	if ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
-	    READ_ONCE(ep->recvs_posted) &&
-	    param->ep_attr.recv_completion_flags !=
-	    ep->attr.recv_completion_flags) {
-		ret = kdapl_ep_state_error(state);
-		goto unlock;
-	}
-	if (!ia->ibdev) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto unlock;
-	}
-	if (((mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE) &&
-	     param->ep_attr.service_type != DAT_SERVICE_TYPE_RC) ||
-	    !kdapl_ep_attr_ok(ia, &param->ep_attr, mask)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto unlock;
-	}
 	attr = ep->attr;
 	kdapl_ep_attr_merge(&attr, &param->ep_attr, mask);
-
 	ret = kdapl_ep_modify_links(ep, mask, param, &found, &links);
 	if (ret)
 		goto unlock;
@@ -1230,39 +1292,12 @@ DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		ret = kdapl_ep_stream_error(ret, DAT_INVALID_ARG3);
 		goto put_found;
 	}
-
-	/* The connection code may have moved the EP on meanwhile. */
-	spin_lock_irqsave(&ep->lock, flags);
-	state = ep->state;
-	if (!kdapl_ep_state_in(state, states) ||
-	    ((mask & DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) &&
-	     ep->recvs_posted &&
-	     attr.recv_completion_flags != ep->attr.recv_completion_flags)) {
-		spin_unlock_irqrestore(&ep->lock, flags);
+	ret = kdapl_ep_modify_commit(ep, mask, states, &attr, &links, &old);
+	if (ret) {
 		WARN_ON_ONCE(kdapl_ep_move_streams(&to, &from));
-		ret = kdapl_ep_state_error(state);
 		goto put_found;
 	}
 	/* The replaced objects, in @old, give way to those in @found. */
-	old = (struct kdapl_ep_links) {};
-	if (mask & DAT_EP_FIELD_PZ_HANDLE)
-		old.pz = ep->pz;
-	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
-		old.recv_evd = ep->recv_evd;
-	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
-		old.request_evd = ep->request_evd;
-	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
-		old.connect_evd = ep->connect_evd;
-	/* Receives posted for the old PZ fail with the old receive EVD. */
-	if (links.pz != ep->pz)
-		kdapl_dto_pz_changed(ep, links.pz);
-	ep->pz = links.pz;
-	ep->recv_evd = links.recv_evd;
-	ep->request_evd = links.request_evd;
-	ep->connect_evd = links.connect_evd;
-	ep->attr = attr;
-	spin_unlock_irqrestore(&ep->lock, flags);
-
 	kdapl_ep_links_use(&found, true);
 	kdapl_ep_links_use(&old, false);
 	/* The EP keeps the references of @found and drops those of @old. */

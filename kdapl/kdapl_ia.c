@@ -24,17 +24,6 @@
 #define KDAPL_PROVIDER_MAJOR		1
 #define KDAPL_PROVIDER_MINOR		0
 
-/*
- * Private data of a connection request: rdma_cm keeps 36 of the 92 bytes
- * of an InfiniBand REQ for itself (RDMA_PS_TCP header), leaving 56 (REP
- * and REJ carry more).  iWARP MPA carries at most RDMA_MAX_PRIVATE_DATA
- * (256, siw's MPA_MAX_PRIVDATA) bytes, of which MPA v2, siw's default,
- * takes the 4 of its IRD/ORD exchange: 252.  kdapl_cm.c uses the same
- * values (kdapl_cm_private_data_max()).
- */
-#define KDAPL_PRIVATE_DATA_IB		56
-#define KDAPL_PRIVATE_DATA_IWARP	252
-
 struct kdapl_owner kdapl_kernel_owner = {
 	.lock = __MUTEX_INITIALIZER(kdapl_kernel_owner.lock),
 	.ias = LIST_HEAD_INIT(kdapl_kernel_owner.ias),
@@ -664,8 +653,7 @@ static void kdapl_ia_fill_provider(struct kdapl_ia *ia,
 					DAT_COMPLETION_BARRIER_FENCE_FLAG |
 					DAT_COMPLETION_EVD_THRESHOLD_FLAG;
 	p->is_thread_safe = DAT_TRUE;
-	p->max_private_data_size = iwarp ? KDAPL_PRIVATE_DATA_IWARP :
-					   KDAPL_PRIVATE_DATA_IB;
+	p->max_private_data_size = kdapl_cm_private_data_max(ia);
 	p->supports_multipath = DAT_FALSE;
 	p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;

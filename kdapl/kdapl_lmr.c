@@ -449,6 +449,112 @@ static DAT_RETURN kdapl_lmr_check_args(DAT_MEM_TYPE mem_type,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The IA, PZ and (for DAT_MEM_TYPE_LMR) shared LMR dat_lmr_kcreate()
+ * names, with a reference each; none on failure.
+ */
+static DAT_RETURN kdapl_lmr_lookup(struct kdapl_owner *owner,
+				   DAT_IA_HANDLE ia_handle,
+				   DAT_PZ_HANDLE pz_handle,
+				   DAT_MEM_TYPE mem_type,
+				   const DAT_REGION_DESCRIPTION *region,
+				   struct kdapl_ia **iap, struct kdapl_pz **pzp,
+				   struct kdapl_lmr **origp)
+{
+	struct kdapl_lmr *orig = NULL;
+	struct kdapl_ia *ia;
+	struct kdapl_pz *pz;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+	ret = kdapl_get(owner, pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
+	if (ret)
+		goto out_ia;
+	if (pz->obj.ia != ia) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		goto out_pz;
+	}
+	if (mem_type == DAT_MEM_TYPE_LMR) {
+		ret = kdapl_get(owner, region->for_lmr_handle, LMR,
+				DAT_INVALID_HANDLE_LMR, &orig);
+		if (ret)
+			goto out_pz;
+		if (orig->obj.ia != ia) {
+			kdapl_object_put(&orig->obj);
+			ret = dat_error(DAT_INVALID_PARAMETER,
+					DAT_INVALID_ARG3);
+			goto out_pz;
+		}
+	}
+	*iap = ia;
+	*pzp = pz;
+	*origp = orig;
+	return DAT_SUCCESS;
+
+out_pz:
+	kdapl_object_put(&pz->obj);
+out_ia:
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+
+/*
+ * Register the new @lmr and make it an object of its IA and PZ.  IA lock
+ * held; on failure nothing of it remains but its memory.
+ */
+static DAT_RETURN kdapl_lmr_install(struct kdapl_lmr *lmr, struct kdapl_ia *ia,
+				    struct kdapl_pz *pz,
+				    const struct kdapl_lmr *orig)
+{
+	DAT_RETURN ret;
+	int err;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ia->ibdev || ia->closing || !pz->pd)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	/* The shared LMR may have been freed since the lookup. */
+	if (orig && list_empty(&orig->obj.ia_entry))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	ret = kdapl_lmr_register(lmr, ia, orig);
+	if (ret)
+		return ret;
+
+	err = xa_insert(&pz->lmrs, lmr->lmr_context, lmr, GFP_KERNEL);
+	if (err) {
+		ret = err == -ENOMEM ?
+		      dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY) :
+		      dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+		goto err_unmap;
+	}
+	if (kdapl_object_publish(&lmr->obj)) {
+		xa_erase(&pz->lmrs, lmr->lmr_context);
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto err_unmap;
+	}
+	kdapl_ia_add_object(ia, &lmr->obj);
+	kdapl_pz_add_lmr_hash(pz, lmr);
+	/*
+	 * The LMR keeps the lookup's reference to its PZ until its memory
+	 * goes, so that a late query or free never finds it freed (the IA
+	 * is held by every published object).
+	 */
+	kdapl_use(&pz->obj);
+	/* Usable at once if a connection of the PZ is up. */
+	kdapl_dto_lmr_created(lmr);
+	return DAT_SUCCESS;
+
+err_unmap:
+	/* kdapl_dto_qp_rts() may have seen it in the PZ's list. */
+	kdapl_dto_reg_lock(pz);
+	kdapl_lmr_unmap(lmr, ia->ibdev);
+	kdapl_dto_reg_unlock(pz);
+	return ret;
+}
+
 /**
  * kdapl_lmr_kcreate() - dat_lmr_kcreate() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -484,11 +590,10 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 			     DAT_VLEN *registered_length,
 			     DAT_VADDR *registered_address)
 {
-	struct kdapl_lmr *lmr, *orig = NULL;
+	struct kdapl_lmr *lmr, *orig;
 	struct kdapl_ia *ia;
 	struct kdapl_pz *pz;
 	DAT_RETURN ret;
-	int err;
 
 	/* Kernel and physical addresses, scatterlists: kernel callers only. */
 	if (!kdapl_owner_kernel(owner) && mem_type != DAT_MEM_TYPE_LMR)
@@ -498,33 +603,16 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 				   lmr_handle);
 	if (ret)
 		return ret;
-	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
+	ret = kdapl_lmr_lookup(owner, ia_handle, pz_handle, mem_type,
+			       &region_description, &ia, &pz, &orig);
 	if (ret)
 		return ret;
-	ret = kdapl_get(owner, pz_handle, PZ, DAT_INVALID_HANDLE_PZ, &pz);
-	if (ret)
-		goto out_ia;
-	if (pz->obj.ia != ia) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		goto out_pz;
-	}
-	if (mem_type == DAT_MEM_TYPE_LMR) {
-		ret = kdapl_get(owner, region_description.for_lmr_handle, LMR,
-				DAT_INVALID_HANDLE_LMR, &orig);
-		if (ret)
-			goto out_pz;
-		if (orig->obj.ia != ia) {
-			ret = dat_error(DAT_INVALID_PARAMETER,
-					DAT_INVALID_ARG3);
-			goto out_pz;
-		}
-	}
 
 	lmr = kzalloc(sizeof(*lmr), GFP_KERNEL_ACCOUNT);
 	if (!lmr) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-		goto out_pz;
+		goto out;
 	}
 	kdapl_object_init(&lmr->obj, DAT_HANDLE_TYPE_LMR, ia);
 	lmr->pz = pz;
@@ -535,44 +623,12 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	lmr->va_type = va_type;
 
 	mutex_lock(&ia->lock);
-	if (!ia->ibdev || ia->closing || !pz->pd) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-		goto err_unlock;
+	ret = kdapl_lmr_install(lmr, ia, pz, orig);
+	if (ret) {
+		mutex_unlock(&ia->lock);
+		kfree(lmr);
+		goto out;
 	}
-	/* The shared LMR may have been freed since the lookup. */
-	if (orig && list_empty(&orig->obj.ia_entry)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-		goto err_unlock;
-	}
-	ret = kdapl_lmr_register(lmr, ia, orig);
-	if (ret)
-		goto err_unlock;
-
-	err = xa_insert(&pz->lmrs, lmr->lmr_context, lmr, GFP_KERNEL);
-	if (err) {
-		ret = err == -ENOMEM ?
-		      dat_error(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY) :
-		      dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
-		goto err_unmap;
-	}
-	if (kdapl_object_publish(&lmr->obj)) {
-		xa_erase(&pz->lmrs, lmr->lmr_context);
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-		goto err_unmap;
-	}
-	kdapl_ia_add_object(ia, &lmr->obj);
-	kdapl_pz_add_lmr_hash(pz, lmr);
-	/*
-	 * The LMR keeps the lookup's reference to its PZ until its memory
-	 * goes, so that a late query or free never finds it freed (the IA
-	 * is held by every published object).
-	 */
-	kdapl_use(&pz->obj);
-	/* Usable at once if a connection of the PZ is up. */
-	kdapl_dto_lmr_created(lmr);
-
 	*lmr_handle = kdapl_object_handle(&lmr->obj);
 	if (lmr_context)
 		*lmr_context = lmr->lmr_context;
@@ -583,24 +639,13 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	if (registered_address)
 		*registered_address = lmr->registered_address;
 	mutex_unlock(&ia->lock);
+	/* The LMR keeps the reference to its PZ. */
+	pz = NULL;
+out:
+	if (pz)
+		kdapl_object_put(&pz->obj);
 	if (orig)
 		kdapl_object_put(&orig->obj);
-	kdapl_object_put(&ia->obj);
-	return DAT_SUCCESS;
-
-err_unmap:
-	/* kdapl_dto_qp_rts() may have seen it in the PZ's list. */
-	kdapl_dto_reg_lock(pz);
-	kdapl_lmr_unmap(lmr, ia->ibdev);
-	kdapl_dto_reg_unlock(pz);
-err_unlock:
-	mutex_unlock(&ia->lock);
-	kfree(lmr);
-out_pz:
-	kdapl_object_put(&pz->obj);
-	if (orig)
-		kdapl_object_put(&orig->obj);
-out_ia:
 	kdapl_object_put(&ia->obj);
 	return ret;
 }

@@ -189,9 +189,8 @@ static int kdapl_handle_table_fit(u32 id)
 /**
  * kdapl_object_init_table() - draw the key of the generations
  *
- * Called once at module load, before any object is published.
- *
- * Context: process context.
+ * Context: process context, once at module load, before any object is
+ * published.
  * Return: 0.
  */
 int kdapl_object_init_table(void)
@@ -203,9 +202,8 @@ int kdapl_object_init_table(void)
 /**
  * kdapl_object_exit() - free the handle table at module unload
  *
- * Every object is gone by then; only retired indexes are left.
- *
- * Context: process context.
+ * Context: process context, at module unload, when every object is gone
+ * (only retired indexes are left).
  */
 void kdapl_object_exit(void)
 {

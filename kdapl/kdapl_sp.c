@@ -51,25 +51,6 @@ static DAT_RETURN kdapl_sp_errno(int err)
 	}
 }
 
-static void kdapl_sp_set_port(DAT_SOCK_ADDR *addr, u16 port)
-{
-	if (addr->ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)addr)->sin6_port = htons(port);
-		return;
-	}
-	addr->ss_family = AF_INET;
-	((struct sockaddr_in *)addr)->sin_port = htons(port);
-}
-
-static u16 kdapl_sp_bound_port(struct rdma_cm_id *id)
-{
-	struct sockaddr *sa = (struct sockaddr *)&id->route.addr.src_addr;
-
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)sa)->sin6_port);
-	return ntohs(((struct sockaddr_in *)sa)->sin_port);
-}
-
 /*
  * Listen on @port of the IA's address (0: any free port).  The handler
  * may run as soon as rdma_listen() returns.  IA lock held.
@@ -80,7 +61,9 @@ static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 	struct rdma_cm_id *id;
 	int ret;
 
-	kdapl_sp_set_port(&addr, port);
+	if (addr.ss_family != AF_INET6)
+		addr.ss_family = AF_INET;
+	kdapl_sockaddr_set_port((struct sockaddr *)&addr, port);
 	id = rdma_create_id(&init_net, kdapl_cm_handler, &sp->ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
@@ -93,7 +76,8 @@ static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 		return ret;
 	}
 	sp->cm_id = id;
-	sp->conn_qual = kdapl_sp_bound_port(id);
+	sp->conn_qual = kdapl_sockaddr_port((struct sockaddr *)
+					    &id->route.addr.src_addr);
 	return 0;
 }
 
@@ -161,29 +145,12 @@ static void kdapl_sp_destroy(struct kdapl_sp *sp)
 	kdapl_ia_del_object(ia, &sp->obj);
 }
 
-/*
- * Create a PSP (@ep_handle unused) or an RSP.  @any: pick a free
- * qualifier and store it in *@conn_qual_out.  The DAT argument numbers of
- * the EVD and out handle depend on the call: @evd_arg, @out_arg.
- */
-static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
-				  DAT_HANDLE_TYPE type,
-				  DAT_IA_HANDLE ia_handle,
-				  DAT_CONN_QUAL conn_qual, bool any,
-				  DAT_EP_HANDLE ep_handle,
-				  DAT_EVD_HANDLE evd_handle,
-				  DAT_PSP_FLAGS psp_flags,
-				  DAT_CONN_QUAL *conn_qual_out,
-				  DAT_HANDLE *sp_handle)
+/* The arguments of dat_psp_create*() and dat_rsp_create() alone. */
+static DAT_RETURN kdapl_sp_args(DAT_HANDLE_TYPE type, DAT_CONN_QUAL conn_qual,
+				bool any, DAT_PSP_FLAGS psp_flags,
+				const DAT_CONN_QUAL *conn_qual_out,
+				const DAT_HANDLE *sp_handle)
 {
-	struct kdapl_ep *ep = NULL;
-	struct kdapl_evd *evd;
-	struct kdapl_ia *ia;
-	struct kdapl_sp *sp;
-	DAT_HANDLE handle;
-	DAT_RETURN ret;
-	int err;
-
 	if (!sp_handle)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (any && !conn_qual_out)
@@ -193,6 +160,25 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 	if (type == DAT_HANDLE_TYPE_PSP && psp_flags != DAT_PSP_CONSUMER_FLAG &&
 	    psp_flags != DAT_PSP_PROVIDER_FLAG)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	return DAT_SUCCESS;
+}
+
+/*
+ * The IA, connection request EVD and, for an RSP, EP a service point is
+ * created with, with a reference each; none on failure.
+ */
+static DAT_RETURN kdapl_sp_lookup(struct kdapl_owner *owner,
+				  DAT_HANDLE_TYPE type,
+				  DAT_IA_HANDLE ia_handle,
+				  DAT_EVD_HANDLE evd_handle,
+				  DAT_EP_HANDLE ep_handle,
+				  struct kdapl_ia **iap, struct kdapl_evd **evdp,
+				  struct kdapl_ep **epp)
+{
+	struct kdapl_ep *ep = NULL;
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
 
 	ret = kdapl_get(owner, ia_handle, IA, DAT_INVALID_HANDLE_IA, &ia);
 	if (ret)
@@ -211,11 +197,79 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 		if (ret)
 			goto put_evd;
 		if (ep->obj.ia != ia) {
+			kdapl_object_put(&ep->obj);
 			ret = dat_error(DAT_INVALID_HANDLE,
 					DAT_INVALID_HANDLE_EP);
-			goto put_ep;
+			goto put_evd;
 		}
 	}
+	*iap = ia;
+	*evdp = evd;
+	*epp = ep;
+	return DAT_SUCCESS;
+
+put_evd:
+	kdapl_object_put(&evd->obj);
+put_ia:
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+
+/*
+ * Are the IA, @evd and @ep still there?  Then reserve @ep (an RSP's) for
+ * @sp, which takes its reference.  IA lock held.
+ */
+static DAT_RETURN kdapl_sp_attach(struct kdapl_sp *sp, struct kdapl_ia *ia,
+				  struct kdapl_evd *evd, struct kdapl_ep *ep)
+{
+	DAT_RETURN ret;
+
+	lockdep_assert_held(&ia->lock);
+	if (ia->closing || !ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	/* Freed EVDs and EPs are no longer objects of the IA. */
+	if (list_empty(&evd->obj.ia_entry))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (!ep)
+		return DAT_SUCCESS;
+	if (list_empty(&ep->obj.ia_entry))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = kdapl_sp_reserve(ep);
+	if (!ret)
+		sp->ep = ep;
+	return ret;
+}
+
+/*
+ * Create a PSP (@ep_handle unused) or an RSP.  @any: pick a free
+ * qualifier and store it in *@conn_qual_out.
+ */
+static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
+				  DAT_HANDLE_TYPE type,
+				  DAT_IA_HANDLE ia_handle,
+				  DAT_CONN_QUAL conn_qual, bool any,
+				  DAT_EP_HANDLE ep_handle,
+				  DAT_EVD_HANDLE evd_handle,
+				  DAT_PSP_FLAGS psp_flags,
+				  DAT_CONN_QUAL *conn_qual_out,
+				  DAT_HANDLE *sp_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_ep *ep;
+	struct kdapl_ia *ia;
+	struct kdapl_sp *sp;
+	DAT_HANDLE handle;
+	DAT_RETURN ret;
+	int err;
+
+	ret = kdapl_sp_args(type, conn_qual, any, psp_flags, conn_qual_out,
+			    sp_handle);
+	if (ret)
+		return ret;
+	ret = kdapl_sp_lookup(owner, type, ia_handle, evd_handle, ep_handle,
+			      &ia, &evd, &ep);
+	if (ret)
+		return ret;
 
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL_ACCOUNT);
 	if (!sp) {
@@ -229,26 +283,9 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 	sp->flags = psp_flags;
 
 	mutex_lock(&ia->lock);
-	if (ia->closing || !ia->ibdev) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	ret = kdapl_sp_attach(sp, ia, evd, ep);
+	if (ret)
 		goto unlock;
-	}
-	/* Freed EVDs and EPs are no longer objects of the IA. */
-	if (list_empty(&evd->obj.ia_entry)) {
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
-		goto unlock;
-	}
-	if (ep) {
-		if (list_empty(&ep->obj.ia_entry)) {
-			ret = dat_error(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_EP);
-			goto unlock;
-		}
-		ret = kdapl_sp_reserve(ep);
-		if (ret)
-			goto unlock;
-		sp->ep = ep;
-	}
 	if (kdapl_object_publish(&sp->obj)) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -287,7 +324,6 @@ put_ep:
 		kdapl_object_put(&ep->obj);
 put_evd:
 	kdapl_object_put(&evd->obj);
-put_ia:
 	kdapl_object_put(&ia->obj);
 	return ret;
 }

@@ -338,6 +338,50 @@ static DAT_RETURN kdapl_srq_setup(struct kdapl_srq *srq, struct ib_pd *pd)
 	return DAT_SUCCESS;
 }
 
+/*
+ * May the IA's device take an SRQ of @srq_attr in @pz?  IA lock held.
+ */
+static DAT_RETURN kdapl_srq_create_check(struct kdapl_ia *ia,
+					 struct kdapl_pz *pz,
+					 const DAT_SRQ_ATTR *srq_attr)
+{
+	const struct ib_device_attr *dev;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ia->ibdev || ia->closing || !pz->pd)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	dev = &ia->ibdev->attrs;
+	if (dev->max_srq <= 0 || !ia->ibdev->ops.create_srq)
+		return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	if (!kdapl_srq_attr_valid(srq_attr, dev))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
+/* A new SRQ of @srq_attr in @pz, not set up yet; NULL without memory. */
+static struct kdapl_srq *kdapl_srq_alloc(struct kdapl_ia *ia,
+					 struct kdapl_pz *pz,
+					 const DAT_SRQ_ATTR *srq_attr)
+{
+	struct kdapl_srq *srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+
+	if (!srq)
+		return NULL;
+	kdapl_object_init(&srq->obj, DAT_HANDLE_TYPE_SRQ, ia);
+	spin_lock_init(&srq->lock);
+	INIT_LIST_HEAD(&srq->free_recvs);
+	INIT_LIST_HEAD(&srq->spare_recvs);
+	INIT_LIST_HEAD(&srq->chunks);
+	xa_init_flags(&srq->qps, XA_FLAGS_LOCK_IRQ);
+	srq->pz = pz;	/* once published, the SRQ owns the reference */
+	srq->state = DAT_SRQ_STATE_OPERATIONAL;
+	srq->max_recv_dtos = srq_attr->max_recv_dtos;
+	srq->max_recv_iov = srq_attr->max_recv_iov;
+	srq->low_watermark = srq_attr->low_watermark;
+	atomic_set(&srq->posted, 0);
+	return srq;
+}
+
 /**
  * kdapl_srq_create() - dat_srq_create() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -358,7 +402,6 @@ DAT_RETURN kdapl_srq_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 			    DAT_SRQ_HANDLE *srq_handle)
 {
 	struct kdapl_srq *srq = NULL;
-	const struct ib_device_attr *dev;
 	DAT_SRQ_HANDLE handle;
 	struct kdapl_pz *pz;
 	struct kdapl_ia *ia;
@@ -382,39 +425,15 @@ DAT_RETURN kdapl_srq_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	}
 
 	mutex_lock(&ia->lock);
-	if (!ia->ibdev || ia->closing || !pz->pd) {
-		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	ret = kdapl_srq_create_check(ia, pz, srq_attr);
+	if (ret)
 		goto unlock;
-	}
-	dev = &ia->ibdev->attrs;
-	if (dev->max_srq <= 0 || !ia->ibdev->ops.create_srq) {
-		ret = dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
-		goto unlock;
-	}
-	if (!kdapl_srq_attr_valid(srq_attr, dev)) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-		goto unlock;
-	}
-
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	srq = kdapl_srq_alloc(ia, pz, srq_attr);
 	if (!srq) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 		goto unlock;
 	}
-	kdapl_object_init(&srq->obj, DAT_HANDLE_TYPE_SRQ, ia);
-	spin_lock_init(&srq->lock);
-	INIT_LIST_HEAD(&srq->free_recvs);
-	INIT_LIST_HEAD(&srq->spare_recvs);
-	INIT_LIST_HEAD(&srq->chunks);
-	xa_init_flags(&srq->qps, XA_FLAGS_LOCK_IRQ);
-	srq->pz = pz;	/* once published, the SRQ owns the reference */
-	srq->state = DAT_SRQ_STATE_OPERATIONAL;
-	srq->max_recv_dtos = srq_attr->max_recv_dtos;
-	srq->max_recv_iov = srq_attr->max_recv_iov;
-	srq->low_watermark = srq_attr->low_watermark;
-	atomic_set(&srq->posted, 0);
-
 	ret = kdapl_srq_setup(srq, pz->pd);
 	if (ret)
 		goto free;
@@ -432,10 +451,7 @@ DAT_RETURN kdapl_srq_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	mutex_unlock(&ia->lock);
 
 	*srq_handle = handle;
-	/*
-	 * Zero receives are below any low watermark.  Reported without the
-	 * IA lock: an upcall of the async EVD runs in this context.
-	 */
+	/* Zero receives are below any low watermark. */
 	if (lw != DAT_SRQ_LW_DEFAULT)
 		kdapl_ia_async_event(ia, KDAPL_SRQ_ASYNC_EVENT, handle,
 				     DAT_SRQ_LOW_WATERMARK_EVENT);
