@@ -30,8 +30,8 @@
  *	     SOLICITED_WAIT, BARRIER_FENCE after an RDMA read (also of a
  *	     message the device could have sent inline)
  * errors    UNREACHABLE (no ARP answer, long timeout), a send into a
- *	     short receive, an RDMA read into an unbound RMR (local
- *	     protection): statuses and connection events per transport
+ *	     short receive (statuses and connection events per transport),
+ *	     an RDMA read into an unbound RMR (refused at post)
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -2332,13 +2332,13 @@ static void kct_flags(struct kct *t)
 	kct_pass(t, "suppress");
 
 	/*
-	 * 2. UNSIGNALLED: no completion at all.  The sends arrive, the EP's
-	 * requests stay outstanding (request_idle false) until the next
-	 * signalled request completes and retires them without events.
+	 * 2. UNSIGNALLED: no event on success.  The sends arrive, and once
+	 * they completed the EP is request-idle; a signalled send after
+	 * them reports as usual.
 	 */
 	if (!kct_flags_unsignalled(t, 10, 3, expect) ||
 	    !kct_quiet(t, t->cli.req_evd, "client request") ||
-	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	    !kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
 	    !kct_flags_send(t, 13, DAT_COMPLETION_DEFAULT_FLAG) ||
 	    !kct_flags_recv(t, 13, expect) ||
 	    !kct_flags_done(t, 13, "send after unsignalled ones") ||
@@ -2348,11 +2348,11 @@ static void kct_flags(struct kct *t)
 	kct_pass(t, "unsignalled");
 
 	/*
-	 * 3. More unsignalled sends in a row than max_request_dtos: kdapl
-	 * signals one in (max_request_dtos + 16) / 2 anyway, and its silent
-	 * completion retires the others, so every post succeeds.  Each
-	 * round is received before the next (the server has KCT_RECV_SLOTS
-	 * receives; iWARP breaks the connection on a send without one).
+	 * 3. More unsignalled sends in a row than max_request_dtos: each
+	 * completes without an event and frees its place, so every post
+	 * succeeds.  Each round is received before the next (the server
+	 * has KCT_RECV_SLOTS receives; iWARP breaks the connection on a
+	 * send without one).
 	 */
 	rounds = t->ep_attr.max_request_dtos / KCT_UNSIG_ROUND + 1;
 	for (r = 0, n = 100; r < rounds; r++) {
@@ -2362,7 +2362,7 @@ static void kct_flags(struct kct *t)
 		if (!kct_quiet(t, t->cli.req_evd, "client request"))
 			goto out;
 	}
-	if (!KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	if (!kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
 	    !kct_flags_send(t, n, DAT_COMPLETION_DEFAULT_FLAG) ||
 	    !kct_flags_recv(t, n, expect) ||
 	    !kct_flags_done(t, n, "send after the unsignalled rounds") ||
@@ -2394,11 +2394,11 @@ static void kct_flags(struct kct *t)
 	kct_pass(t, "fence-small");
 
 	/*
-	 * 6. Unsignalled sends posted last are retired, silently, by the
-	 * end of the connection.
+	 * 6. Unsignalled sends posted last complete silently, and the end
+	 * of the connection reports nothing more.
 	 */
 	if (!kct_flags_unsignalled(t, 400, 2, expect) ||
-	    !KCT_IDLE(&t->cli, DAT_TRUE, DAT_FALSE) ||
+	    !kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
 	    !kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) ||
 	    !kct_flush_recvs(t, &t->srv) || !kct_flush_recvs(t, &t->cli) ||
 	    !kct_idle(t, __LINE__, &t->cli, DAT_TRUE, DAT_TRUE, KCT_WAIT_MS) ||
@@ -2603,22 +2603,14 @@ static bool kct_err_short_recv(struct kct *t)
 
 /*
  * C. An RDMA read into an RMR that is not bound: dat_rmr_bind() and an
- * unbind leave the RMR's old context, which kdapl passes to the device
- * as the local key unchecked (dat_ep_post_rdma_read_to_rmr()).  Posted
- * with SUPPRESS: a failure still has its event.  The read request goes
- * out and the response cannot be placed: IB_WC_LOC_PROT_ERR
- * (DAT_DTO_ERR_LOCAL_PROTECTION), nothing written, on both transports.
- *
- * rxe (6.1): the completer's copy_data() fails (rxe_comp.c, do_read())
- * and the client's QP goes to the error state without an affiliated
- * event; the failed read makes kdapl break the client's connection.
- * siw: siw_proc_rresp() raises IB_EVENT_QP_ACCESS_ERR (siw_qp_rx.c) as
- * well.  Either way the client reports BROKEN and drops the connection,
- * and the server, whose QP is unaffected, reports DISCONNECTED.
+ * unbind leave the RMR's old context, which is no sink any more.  The
+ * sink of dat_ep_post_rdma_read_to_rmr() is looked up as a bound RMR of
+ * the EP's PZ, never passed to the device as a raw key: the post is
+ * refused (DAT_PROTECTION_VIOLATION), nothing reaches the device,
+ * nothing is written, and the connection stays up.
  */
 static bool kct_err_local_prot(struct kct *t, DAT_RMR_HANDLE rmr)
 {
-	DAT_EVENT_NUMBER sev, cev;
 	DAT_RMR_CONTEXT ctx, unbound;
 	DAT_RMR_TRIPLET lr, rr;
 	DAT_DTO_COOKIE ck;
@@ -2636,20 +2628,15 @@ static bool kct_err_local_prot(struct kct *t, DAT_RMR_HANDLE rmr)
 	rr.segment_length = SZ_4K;
 	rr.rmr_context = t->srv.big.rctx;
 	ck.as_64 = KCT_COOKIE(KCT_CK_READ, 5);
-	if (!KCT_OK(dat_ep_post_rdma_read_to_rmr(t->cli.ep, &lr, ck, &rr,
-						 DAT_COMPLETION_SUPPRESS_FLAG)) ||
-	    !kct_dto_status(t, &t->cli, t->cli.req_evd, DAT_DTO_RDMA_READ,
-			    ck.as_64, DAT_DTO_ERR_LOCAL_PROTECTION, 0,
-			    "RDMA read to an unbound RMR") ||
-	    !KCT_CHECK(!memchr_inv(t->cli.big.va, 0xee, SZ_4K),
-		       "RDMA read to an unbound RMR wrote its sink"))
-		return false;
-	return kct_err_events(t, "local protection",
-			      DAT_CONNECTION_EVENT_DISCONNECTED,
-			      DAT_CONNECTION_EVENT_BROKEN, &sev, &cev) &&
-	       KCT_STATE(&t->srv, DAT_EP_STATE_DISCONNECTED) &&
-	       KCT_STATE(&t->cli, DAT_EP_STATE_DISCONNECTED) &&
-	       kct_err_reconnect(t, sev, cev);
+	return KCT_RET(dat_ep_post_rdma_read_to_rmr(t->cli.ep, &lr, ck, &rr,
+						    DAT_COMPLETION_SUPPRESS_FLAG),
+		       dat_error(DAT_PROTECTION_VIOLATION,
+				 DAT_PROTECTION_WRITE)) &&
+	       kct_quiet(t, t->cli.req_evd, "client request") &&
+	       KCT_CHECK(!memchr_inv(t->cli.big.va, 0xee, SZ_4K),
+			 "RDMA read to an unbound RMR wrote its sink") &&
+	       KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) &&
+	       KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED);
 }
 
 static void kct_errors(struct kct *t)

@@ -101,20 +101,6 @@ static DAT_EP_HANDLE kdapl_cm_ep(struct kunit *test, struct kdapl_cm_env *env,
 	return ep;
 }
 
-/* Wait for the next event of @evd; false after @ms without one. */
-static bool kdapl_cm_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event,
-			  unsigned int ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-
-	do {
-		if (dat_evd_dequeue(evd, event) == DAT_SUCCESS)
-			return true;
-		usleep_range(5000, 10000);
-	} while (time_before(jiffies, end));
-	return dat_evd_dequeue(evd, event) == DAT_SUCCESS;
-}
-
 /* The next event of @evd must be connection event @number of @ep. */
 static void kdapl_cm_expect(struct kunit *test, DAT_EVD_HANDLE evd,
 			    DAT_EP_HANDLE ep, DAT_EVENT_NUMBER number,
@@ -125,8 +111,8 @@ static void kdapl_cm_expect(struct kunit *test, DAT_EVD_HANDLE evd,
 	if (!event)
 		event = &ev;
 	memset(event, 0, sizeof(*event));
-	KUNIT_ASSERT_TRUE_MSG(test, kdapl_cm_wait(evd, event,
-						  KDAPL_CM_TEST_WAIT_MS),
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(evd, event,
+						    KDAPL_CM_TEST_WAIT_MS),
 			      "no event 0x%x", number);
 	KUNIT_EXPECT_EQ(test, event->event_number, number);
 	KUNIT_EXPECT_PTR_EQ(test, event->evd_handle, evd);
@@ -563,8 +549,8 @@ static DAT_CR_HANDLE kdapl_cm_request(struct kunit *test,
 {
 	DAT_EVENT ev = {};
 
-	KUNIT_ASSERT_TRUE_MSG(test, kdapl_cm_wait(env->cr, &ev,
-						  KDAPL_CM_TEST_WAIT_MS),
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(env->cr, &ev,
+						    KDAPL_CM_TEST_WAIT_MS),
 			      "no connection request");
 	KUNIT_ASSERT_EQ(test, ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
 	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.cr_arrival_event_data.sp_handle.psp_handle,
@@ -769,6 +755,85 @@ static void kdapl_cm_close_test(struct kunit *test)
 			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
 }
 
+/*
+ * What events point to lives as long as objects.rst says: the private
+ * data of ESTABLISHED until the EP is reset, through its disconnection;
+ * a CR's private data and address until it is accepted; the IA's
+ * address while the IA is open.  KASAN watches the reads.
+ */
+static void kdapl_cm_lifetime_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	const struct sockaddr_in *ia_addr;
+	const DAT_CONNECTION_EVENT_DATA *cd;
+	DAT_PROVIDER_ATTR *pattr;
+	DAT_EP_HANDLE cli, srv;
+	DAT_EVD_HANDLE async;
+	DAT_IA_ATTR *attr;
+	DAT_CR_PARAM crp;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT est;
+
+	attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	pattr = kunit_kzalloc(test, sizeof(*pattr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	KUNIT_ASSERT_NOT_NULL(test, pattr);
+	KUNIT_ASSERT_EQ(test, dat_ia_query(env->ia, &async, DAT_IA_FIELD_ALL,
+					   attr, 0, NULL),
+			DAT_SUCCESS);
+	ia_addr = (const struct sockaddr_in *)attr->ia_address_ptr;
+	cli = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL + 3,
+					     env->cr, DAT_PSP_CONSUMER_FLAG,
+					     &psp), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
+					     KDAPL_CM_TEST_QUAL + 3,
+					     DAT_TIMEOUT_INFINITE, 5, "hello",
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+			DAT_SUCCESS);
+	/* Other work of the IA before the accept. */
+	KUNIT_EXPECT_EQ(test, dat_ia_query(env->ia, &async, 0, NULL,
+					   DAT_PROVIDER_FIELD_ALL, pattr),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_GE(test, crp.private_data_size, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(crp.private_data, "hello", 5), 0);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)
+			       crp.remote_ia_address_ptr)->sin_addr.s_addr,
+			sin.sin_addr.s_addr);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 5, "world"),
+			DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
+			&est);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
+			DAT_SUCCESS);
+	kdapl_cm_expect(test, env->conn, cli,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_cm_expect(test, env->sconn, srv,
+			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	/* Disconnected, not reset: the private data is still there. */
+	cd = &est.event_data.connect_event_data;
+	KUNIT_ASSERT_GE(test, cd->private_data_size, 5);
+	KUNIT_ASSERT_NOT_NULL(test, cd->private_data);
+	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "world", 5), 0);
+	KUNIT_EXPECT_EQ(test, ia_addr->sin_addr.s_addr, sin.sin_addr.s_addr);
+	kdapl_cm_reset(test, cli);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+	/* The IA is open: its address is. */
+	KUNIT_EXPECT_EQ(test, ia_addr->sin_family, AF_INET);
+}
+
 static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_state_test, kdapl_test_adapter_gen),
@@ -777,6 +842,7 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_abort_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_lifetime_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_close_test, kdapl_test_adapter_gen),
 	{}
 };

@@ -247,6 +247,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 	DAT_VADDR saddr;
 	struct cmw_raw *r;
 	DAT_LMR_HANDLE clmr;
+	unsigned long tmo = msecs_to_jiffies(CMW_RAW_MS);
 	DAT_EP_PARAM epp;
 	DAT_PSP_HANDLE psp;
 	DAT_CR_HANDLE cr;
@@ -301,8 +302,8 @@ static void cmw_slow_reg_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, p.srv, 0, NULL), DAT_SUCCESS);
 	kdapl_test_expect_conn(test, p.conn, p.cli,
 			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	for (i = 0; i < 1000 && !atomic_read(&cmw_hold.held); i++)
-		msleep(10);
+	for (i = 0; i < 500 && !atomic_read(&cmw_hold.held); i++)
+		msleep(20);
 	KUNIT_ASSERT_EQ(test, atomic_read(&cmw_hold.held), 1);
 	/*
 	 * Accepted, its QP completing on its EVDs: COMPLETION_PENDING,
@@ -318,10 +319,8 @@ static void cmw_slow_reg_test(struct kunit *test)
 				  DAT_INVALID_STATE_EP_COMPLPENDING));
 
 	cmw_raw_start(test, r, &sin);
-	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->cli_up,
-					msecs_to_jiffies(CMW_RAW_MS)));
-	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->srv_up,
-					msecs_to_jiffies(CMW_RAW_MS)));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->cli_up, tmo));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->srv_up, tmo));
 	KUNIT_EXPECT_EQ(test, r->err, 0);
 	/* kDAT's server is still waiting for its registration. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&cmw_hold.held), 1);

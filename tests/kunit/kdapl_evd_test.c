@@ -83,7 +83,8 @@ static struct kdapl_evd *evd_test_struct(struct kunit *test, DAT_EVD_HANDLE h)
 {
 	struct kdapl_object *obj;
 
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h, DAT_HANDLE_TYPE_EVD, 0, &obj),
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h,
+					       DAT_HANDLE_TYPE_EVD, 0, &obj),
 			DAT_SUCCESS);
 	kunit_alloc_resource(test, evd_test_hold, evd_test_put, GFP_KERNEL,
 			     obj);

@@ -136,7 +136,6 @@ static void kdapl_forged_generation_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, param.ia_handle, ia);
 }
 
-
 #define KDAPL_HANDLE_INDEX(h)	((u32)(uintptr_t)(h))
 
 /*

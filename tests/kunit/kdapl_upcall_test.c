@@ -27,6 +27,15 @@
 #define UPC_MSG			1024	/* above any inline size */
 #define UPC_MAX_CALLS		64
 
+/* The calls of UPC_BH_CALLS: every kDAT call allowed in any context. */
+enum upc_bh_call {
+	UPC_DEQUEUE, UPC_GET_STATUS, UPC_POST_RECV, UPC_HANDLE_TYPE,
+	UPC_EVD_QUERY, UPC_POST_SE, UPC_MODIFY_UPCALL, UPC_EP_QUERY,
+	UPC_POST_SEND, UPC_POST_SEND_INV, UPC_POST_READ, UPC_POST_READ_RMR,
+	UPC_POST_WRITE, UPC_SRQ_POST_RECV, UPC_SRQ_QUERY, UPC_PZ_QUERY,
+	UPC_LMR_QUERY, UPC_RMR_QUERY, UPC_PSP_QUERY, UPC_BH_NCALLS
+};
+
 /* Which calls an upcall makes when it sees its trigger. */
 enum upc_action {
 	UPC_NONE,
@@ -56,6 +65,14 @@ enum upc_action {
  * @other_ep: another EP @action frees
  * @other_evd: an EVD @action frees
  * @rets: what the calls of @action returned
+ * @pz: a PZ of the IA, for UPC_BH_CALLS
+ * @lmr: an LMR of @pz, for UPC_BH_CALLS
+ * @rmr: an RMR of @pz, for UPC_BH_CALLS
+ * @srq: an SRQ of @pz, for UPC_BH_CALLS
+ * @psp: a PSP of the IA, for UPC_BH_CALLS
+ * @sw_evd: a software EVD without upcall, for UPC_BH_CALLS
+ * @param: what the queries of UPC_BH_CALLS fill (not on the softirq
+ *	stack)
  * @done: completed when @action was taken, or at @want calls
  * @want: calls after which @done completes, 0 for none
  */
@@ -77,7 +94,22 @@ struct upc_rec {
 	DAT_EP_HANDLE other_ep;
 	DAT_EVD_HANDLE other_evd;
 	DAT_IA_HANDLE ia_handle;
-	DAT_RETURN rets[4];
+	DAT_RETURN rets[UPC_BH_NCALLS];
+	DAT_PZ_HANDLE pz;
+	DAT_LMR_HANDLE lmr;
+	DAT_RMR_HANDLE rmr;
+	DAT_SRQ_HANDLE srq;
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE sw_evd;
+	union {
+		DAT_EP_PARAM ep;
+		DAT_EVD_PARAM evd;
+		DAT_PZ_PARAM pz;
+		DAT_LMR_PARAM lmr;
+		DAT_RMR_PARAM rmr;
+		DAT_SRQ_PARAM srq;
+		DAT_PSP_PARAM psp;
+	} param;
 	struct completion done;
 	unsigned int want;
 };
@@ -100,21 +132,67 @@ static bool upc_ctx_ok(struct upc_rec *r)
 {
 	if (r->bh)
 		return in_softirq() && !in_hardirq();
-	return !in_interrupt() && !in_atomic();
+	return !preempt_count() && !irqs_disabled();
+}
+
+/*
+ * Every call allowed from an upcall in any context.  The requests carry
+ * more segments than any EP takes: refused under the EP's lock (or for
+ * the EP's state), they never reach the peer.  The receive has none.
+ */
+static void upc_bh_calls(struct upc_rec *r, const DAT_EVENT *ev)
+{
+	DAT_EVENT sw = { .event_number = DAT_SOFTWARE_EVENT };
+	const DAT_DTO_COOKIE ck = { .as_64 = 99 };
+	const DAT_COUNT many = 64;
+	DAT_RMR_TRIPLET remote = {};
+	DAT_LMR_TRIPLET none = {};
+	DAT_HANDLE_TYPE type;
+	DAT_RETURN *ret = r->rets;
+	DAT_BOOLEAN ri, qi;
+	DAT_EVENT dq;
+
+	ret[UPC_DEQUEUE] = dat_evd_dequeue(ev->evd_handle, &dq);
+	ret[UPC_GET_STATUS] = dat_ep_get_status(r->ep, NULL, &ri, &qi);
+	ret[UPC_POST_RECV] = dat_ep_post_recv(r->ep, 0, &none, ck, 0);
+	ret[UPC_HANDLE_TYPE] = dat_get_handle_type(r->ep, &type);
+	ret[UPC_EVD_QUERY] = dat_evd_query(ev->evd_handle, DAT_EVD_FIELD_ALL,
+					   &r->param.evd);
+	ret[UPC_POST_SE] = dat_evd_post_se(r->sw_evd, &sw);
+	ret[UPC_MODIFY_UPCALL] = dat_evd_modify_upcall(r->sw_evd,
+						       DAT_UPCALL_DISABLE,
+						       NULL);
+	ret[UPC_EP_QUERY] = dat_ep_query(r->ep, DAT_EP_FIELD_ALL,
+					 &r->param.ep);
+	ret[UPC_POST_SEND] = dat_ep_post_send(r->ep, many, &none, ck, 0);
+	ret[UPC_POST_SEND_INV] = dat_ep_post_send_with_invalidate(r->ep, many,
+								  &none, ck, 0,
+								  DAT_FALSE,
+								  0);
+	ret[UPC_POST_READ] = dat_ep_post_rdma_read(r->ep, many, &none, ck,
+						   &remote, 0);
+	ret[UPC_POST_READ_RMR] = dat_ep_post_rdma_read_to_rmr(r->ep, &remote,
+							      ck, &remote, 0);
+	ret[UPC_POST_WRITE] = dat_ep_post_rdma_write(r->ep, many, &none, ck,
+						     &remote, 0);
+	ret[UPC_SRQ_POST_RECV] = dat_srq_post_recv(r->srq, 0, NULL, ck);
+	ret[UPC_SRQ_QUERY] = dat_srq_query(r->srq, DAT_SRQ_FIELD_ALL,
+					   &r->param.srq);
+	ret[UPC_PZ_QUERY] = dat_pz_query(r->pz, DAT_PZ_FIELD_ALL,
+					 &r->param.pz);
+	ret[UPC_LMR_QUERY] = dat_lmr_query(r->lmr, DAT_LMR_FIELD_ALL,
+					   &r->param.lmr);
+	ret[UPC_RMR_QUERY] = dat_rmr_query(r->rmr, DAT_RMR_FIELD_ALL,
+					   &r->param.rmr);
+	ret[UPC_PSP_QUERY] = dat_psp_query(r->psp, DAT_PSP_FIELD_ALL,
+					   &r->param.psp);
 }
 
 static void upc_act(struct upc_rec *r, const DAT_EVENT *ev)
 {
-	DAT_LMR_TRIPLET none = {};
-	DAT_BOOLEAN ri, qi;
-	DAT_EVENT dq;
-
 	switch (r->action) {
 	case UPC_BH_CALLS:
-		r->rets[0] = dat_evd_dequeue(ev->evd_handle, &dq);
-		r->rets[1] = dat_ep_get_status(r->ep, NULL, &ri, &qi);
-		r->rets[2] = dat_ep_post_recv(r->ep, 0, &none,
-					      (DAT_DTO_COOKIE)99ULL, 0);
+		upc_bh_calls(r, ev);
 		break;
 	case UPC_FREE_EPS:
 		r->rets[0] = dat_ep_free(r->ep);
@@ -199,6 +277,13 @@ static struct upc_rec *upc_rec(struct kunit *test, DAT_IA_HANDLE ia, bool bh,
 	return r;
 }
 
+/* Wait until @r's action was taken or its calls counted. */
+static bool upc_wait(struct upc_rec *r)
+{
+	return wait_for_completion_timeout(&r->done,
+					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
+}
+
 static void upc_expect_clean(struct kunit *test, struct upc_rec *r)
 {
 	KUNIT_EXPECT_GT(test, r->calls, 0U);
@@ -238,8 +323,9 @@ static DAT_EP_HANDLE upc_ep(struct kunit *test, DAT_IA_HANDLE ia,
 }
 
 /* A buffer of @len bytes registered in @pz, freed with the test. */
-static void upc_lmr(struct kunit *test, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
-		    size_t len, DAT_LMR_TRIPLET *t)
+static DAT_LMR_HANDLE upc_lmr(struct kunit *test, DAT_IA_HANDLE ia,
+			      DAT_PZ_HANDLE pz, size_t len,
+			      DAT_LMR_TRIPLET *t)
 {
 	DAT_REGION_DESCRIPTION region;
 	DAT_LMR_HANDLE lmr;
@@ -261,6 +347,54 @@ static void upc_lmr(struct kunit *test, DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			DAT_SUCCESS);
 	t->virtual_address = (DAT_VADDR)(uintptr_t)buf;
 	t->segment_length = len;
+	return lmr;
+}
+
+/* The objects UPC_BH_CALLS queries, besides @r->lmr. */
+static void upc_bh_objects(struct kunit *test, struct upc_rec *r,
+			   const struct kdapl_test_pair *p)
+{
+	DAT_SRQ_ATTR sattr = { .max_recv_dtos = 4, .max_recv_iov = 1 };
+
+	r->pz = p->pz;
+	KUNIT_ASSERT_EQ(test, dat_rmr_create(p->pz, &r->rmr), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_srq_create(p->ia, p->pz, &sattr, &r->srq),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(p->ia, UPC_QUAL + 9, p->cr,
+					     DAT_PSP_CONSUMER_FLAG, &r->psp),
+			DAT_SUCCESS);
+	r->sw_evd = upc_evd(test, p->ia, DAT_EVD_SOFTWARE_FLAG, NULL);
+}
+
+/* What the calls of UPC_BH_CALLS returned. */
+static void upc_bh_expect(struct kunit *test, struct upc_rec *r)
+{
+	static const enum upc_bh_call ok[] = {
+		UPC_GET_STATUS, UPC_POST_RECV, UPC_HANDLE_TYPE, UPC_EVD_QUERY,
+		UPC_POST_SE, UPC_MODIFY_UPCALL, UPC_EP_QUERY,
+		UPC_SRQ_POST_RECV, UPC_SRQ_QUERY, UPC_PZ_QUERY, UPC_LMR_QUERY,
+		UPC_RMR_QUERY, UPC_PSP_QUERY,
+	};
+	DAT_RETURN ret;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
+		KUNIT_EXPECT_EQ_MSG(test, r->rets[ok[i]], DAT_SUCCESS,
+				    "call %d", ok[i]);
+	ret = r->rets[UPC_DEQUEUE];
+	KUNIT_EXPECT_TRUE(test, ret == DAT_SUCCESS ||
+			  ret == KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+	/* Refused for their segments, or for a connection going. */
+	for (i = UPC_POST_SEND; i <= UPC_POST_WRITE; i++) {
+		ret = r->rets[i];
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      DAT_GET_TYPE(ret) == DAT_INVALID_STATE ||
+				      DAT_GET_TYPE(ret) ==
+				      DAT_INVALID_PARAMETER ||
+				      DAT_GET_TYPE(ret) ==
+				      DAT_PROTECTION_VIOLATION,
+				      "call %d: %#x", i, ret);
+	}
 }
 
 /*
@@ -293,8 +427,9 @@ static void upcall_flush_context_test(struct kunit *test)
 	srecv = upc_evd(test, p.ia, DAT_EVD_DTO_FLAG, NULL);
 	p.cli = upc_ep(test, p.ia, p.pz, crecv, creq, p.conn);
 	p.srv = upc_ep(test, p.ia, p.pz, srecv, srecv, p.sconn);
-	upc_lmr(test, p.ia, p.pz, UPC_SENDS * UPC_MSG, &cbuf);
+	r->lmr = upc_lmr(test, p.ia, p.pz, UPC_SENDS * UPC_MSG, &cbuf);
 	upc_lmr(test, p.ia, p.pz, UPC_SENDS * UPC_MSG, &sbuf);
+	upc_bh_objects(test, r, &p);
 
 	for (i = 0; i < UPC_SENDS; i++) {
 		t = sbuf;
@@ -322,9 +457,7 @@ static void upcall_flush_context_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(p.cli, DAT_CLOSE_ABRUPT_FLAG),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE_MSG(test,
-			      wait_for_completion_timeout(&r->done,
-							  msecs_to_jiffies(KDAPL_TEST_WAIT_MS)),
+	KUNIT_ASSERT_TRUE_MSG(test, upc_wait(r),
 			      "%u of %u completions", r->calls, UPC_SENDS);
 	/* Each once, and nothing more. */
 	msleep(200);
@@ -336,8 +469,8 @@ static void upcall_flush_context_test(struct kunit *test)
 					      BIT(DAT_DTO_ERR_LOCAL_EP)), 0UL);
 	upc_expect_clean(test, r);
 	KUNIT_EXPECT_TRUE(test, r->acted);
-	KUNIT_EXPECT_EQ(test, r->rets[1], DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, r->rets[2], DAT_SUCCESS);
+	upc_bh_expect(test, r);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(r->psp), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(p.srv), DAT_SUCCESS);
 }
@@ -393,9 +526,7 @@ static void upcall_disconnect_free_test(struct kunit *test)
 					DAT_SUCCESS);
 		else
 			KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
-		KUNIT_ASSERT_TRUE_MSG(test,
-				      wait_for_completion_timeout(&r->done,
-								  msecs_to_jiffies(KDAPL_TEST_WAIT_MS)),
+		KUNIT_ASSERT_TRUE_MSG(test, upc_wait(r),
 				      "round %d: no DISCONNECTED upcall", round);
 		upc_expect_clean(test, r);
 		KUNIT_EXPECT_EQ(test, r->rets[0], DAT_SUCCESS);
@@ -451,9 +582,7 @@ static void upcall_ia_close_test(struct kunit *test)
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ia_close(p.ia, DAT_CLOSE_ABRUPT_FLAG),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE_MSG(test,
-			      wait_for_completion_timeout(&r->done,
-							  msecs_to_jiffies(KDAPL_TEST_WAIT_MS)),
+	KUNIT_ASSERT_TRUE_MSG(test, upc_wait(r),
 			      "no DISCONNECTED upcall");
 	upc_expect_clean(test, r);
 	KUNIT_EXPECT_EQ(test, r->rets[0], DAT_SUCCESS);
@@ -498,9 +627,7 @@ static void upcall_modify_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dat_evd_modify_upcall(evd, policies[i],
 							    &upcall),
 				DAT_SUCCESS);
-		KUNIT_ASSERT_TRUE_MSG(test,
-				      wait_for_completion_timeout(&r->done,
-								  msecs_to_jiffies(KDAPL_TEST_WAIT_MS)),
+		KUNIT_ASSERT_TRUE_MSG(test, upc_wait(r),
 				      "policy %d: %u upcalls", policies[i],
 				      r->calls);
 		upc_expect_clean(test, r);
@@ -546,9 +673,7 @@ static void upcall_recv_flush_test(struct kunit *test)
 					       (DAT_DTO_COOKIE)2ULL, 0),
 			DAT_SUCCESS);
 	local_irq_restore(flags);
-	KUNIT_ASSERT_TRUE_MSG(test,
-			      wait_for_completion_timeout(&r->done,
-							  msecs_to_jiffies(KDAPL_TEST_WAIT_MS)),
+	KUNIT_ASSERT_TRUE_MSG(test, upc_wait(r),
 			      "%u flushed completions", r->calls);
 	upc_expect_clean(test, r);
 	KUNIT_EXPECT_EQ(test, r->cookies, BIT(1) | BIT(2));
