@@ -6,6 +6,7 @@
 #   make demo       set up, build, boot a VM and show the Interface Adapters
 #   make check      set up, build, static checks, KUnit and VM tests
 #   make bench      kdapl against raw verbs in the VM: prints a table
+#   make kcsan      the KUnit suites and connection tests under KCSAN
 #
 # KDIR defaults to the headers of the running kernel when they are
 # installed, else to Debian's linux-headers-amd64.
@@ -16,11 +17,13 @@ debian_kver := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
 KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
 	     /usr/src/linux-headers-$(debian_kver))
 
-# Where the debug kernel of the test bench is; see tests/vm/debug-kernel.sh.
-DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh)/build
-DEBUG_OUT := build/debug
+# Where the debug kernels of the test bench are; see
+# tests/vm/debug-kernel.sh.
+DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh debug)/build
+KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
 .PHONY: all modules user clean setup check demo bench debug-modules \
+	kcsan-modules kcsan \
 	vm-test vm-shell kunit print-kdir
 
 all: modules user
@@ -32,15 +35,27 @@ user:
 	$(MAKE) -C tests/user/dat-constants
 
 # Kbuild cannot put objects of an external module elsewhere than its
-# source, so the build against the debug kernel works on a copy.
-debug-modules:
-	rm -rf $(DEBUG_OUT) && mkdir -p $(DEBUG_OUT)/tests
-	cp -r Kbuild kdapl include $(DEBUG_OUT)/
-	cp -r tests/kunit tests/kmod tests/bench $(DEBUG_OUT)/tests/
-	find $(DEBUG_OUT) -name '*.o' -o -name '*.ko' -o -name '.*.cmd' | \
+# source, so the builds against the debug kernels work on a copy.
+define copy_build
+	rm -rf build/$(1) && mkdir -p build/$(1)/tests
+	cp -r Kbuild kdapl include build/$(1)/
+	cp -r tests/kunit tests/kmod tests/bench build/$(1)/tests/
+	find build/$(1) -name '*.o' -o -name '*.ko' -o -name '.*.cmd' | \
 		xargs rm -f
-	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_OUT) KDAPL_TESTS=1 \
-		modules
+	$(MAKE) -C $(2) M=$(CURDIR)/build/$(1) KDAPL_TESTS=1 modules
+endef
+
+debug-modules:
+	$(call copy_build,debug,$(DEBUG_KDIR))
+
+kcsan-modules:
+	$(call copy_build,kcsan,$(KCSAN_KDIR))
+
+# The KUnit suites and the connection tests under KCSAN (its own kernel,
+# about 10 minutes to build once); not part of make check.  See
+# Documentation/testing.rst.
+kcsan:
+	bash tests/kcsan.sh
 
 setup:
 	bash tests/setup.sh

@@ -4,7 +4,7 @@
 # Build kdapl and its test modules for one kernel of the bench and run
 # guest tests (tests/vm/cases/NAME.sh) in a VM booted with it.
 #
-#   tests/run-vm.sh [VM.SH OPTION...] distro|debug [TEST...]
+#   tests/run-vm.sh [VM.SH OPTION...] distro|debug|kcsan [TEST...]
 #
 # for example --shell, --results FILE, --blocks DIR, --timeout SEC.
 #
@@ -12,6 +12,7 @@
 #         build it.
 # debug:  the bench's debug kernel (KASAN, lockdep, kmemleak, KUnit); the
 #         modules are built on a copy under build/debug.
+# kcsan:  its KCSAN variant (no KASAN); the modules under build/kcsan.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-kernel=${1:?usage: run-vm.sh [--shell] [--results FILE] distro|debug [TEST...]}
+kernel=${1:?usage: run-vm.sh [--shell] [--results FILE] distro|debug|kcsan [TEST...]}
 shift
 
 case $kernel in
@@ -34,13 +35,13 @@ distro)
 	make -s modules KDAPL_TESTS=1 >&2
 	mods=(--mods kdapl --mods tests/kmod)
 	;;
-debug)
-	make -s debug-modules >&2
-	mods=(--mods build/debug/kdapl --mods build/debug/tests/kmod
-	      --mods build/debug/tests/kunit)
+debug | kcsan)
+	make -s "$kernel-modules" >&2
+	mods=(--mods "build/$kernel/kdapl" --mods "build/$kernel/tests/kmod"
+	      --mods "build/$kernel/tests/kunit")
 	;;
 *)
-	echo "run-vm.sh: unknown kernel '$kernel' (distro or debug)" >&2
+	echo "run-vm.sh: unknown kernel '$kernel' (distro, debug or kcsan)" >&2
 	exit 2
 	;;
 esac

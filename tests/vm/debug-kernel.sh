@@ -3,9 +3,12 @@
 #
 # Build (or reuse) the debug kernel of the test bench.
 #
+#   debug-kernel.sh [debug|kcsan]
+#
 # The kernel comes from Debian's linux-source-6.1 with allnoconfig plus
-# tests/vm/debug.config.  The build lives outside the work tree, keyed by
-# the fragment and the source package version, so a fresh clone on the
+# tests/vm/debug.config; the kcsan variant replaces KASAN by KCSAN
+# (tests/vm/kcsan.config).  The build lives outside the work tree, keyed
+# by the fragment and the source package version, so a fresh clone on the
 # same machine reuses it and a change of either rebuilds it.
 #
 # Prints the build directory on stdout.  The source tree it was built
@@ -15,13 +18,35 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${KDAPL_CACHE:-/var/cache/kdapl}
-frag=$here/debug.config
+variant=${1:-debug}
 tarball=/usr/src/linux-source-6.1.tar.xz
 # Bump when the build recipe below changes in a way the key cannot see.
 recipe=1
 
+# The fragment: debug.config, with the lines of a variant's own file
+# replacing those that set the same symbols.
+fragment() {
+	case $variant in
+	debug)
+		cat "$here/debug.config"
+		;;
+	kcsan)
+		local syms
+		syms=$(sed -nE 's/^(# )?(CONFIG_[A-Z0-9_]+)[= ].*/\2/p' \
+			"$here/kcsan.config" | paste -sd'|')
+		grep -vE "^(# )?($syms|CONFIG_KASAN_[A-Z0-9_]+)[= ]" \
+			"$here/debug.config"
+		cat "$here/kcsan.config"
+		;;
+	*)
+		echo "debug-kernel.sh: unknown variant '$variant'" >&2
+		exit 2
+		;;
+	esac
+}
+
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$( (echo "recipe $recipe"; echo "source $srcver"; cat "$frag") |
+key=$( (echo "recipe $recipe"; echo "source $srcver"; fragment) |
 	sha256sum | cut -c1-16)
 dir=$cache/debug-kernel/$key
 
@@ -36,9 +61,11 @@ if [ -f "$dir/stamp" ]; then
 	exit 0
 fi
 
-log "building $key (linux-source $srcver); this takes about 10 minutes"
+log "building $variant $key (linux-source $srcver); about 10 minutes"
 rm -rf "$dir"
 mkdir -p "$dir/build"
+frag=$dir/fragment.config
+fragment >"$frag"
 tar -C "$dir" -xf "$tarball"
 mv "$dir/linux-source-6.1" "$dir/src"
 

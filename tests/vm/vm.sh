@@ -32,9 +32,10 @@ name is then the file name without .sh).  Guest tests source
 /usr/lib/kdapl/lib.sh (tests/vm/guest/lib.sh).
 
 Options:
-  --kernel distro|debug  kernel to boot (default distro): Debian's
-                         6.1 kernel, or the KASAN/lockdep/kmemleak kernel
-                         of tests/vm/debug-kernel.sh
+  --kernel distro|debug|kcsan
+                         kernel to boot (default distro): Debian's 6.1
+                         kernel, the KASAN/lockdep/kmemleak kernel of
+                         tests/vm/debug-kernel.sh, or its KCSAN variant
   --timeout SEC          kill the VM after SEC seconds (default 600)
   --test-timeout SEC     guest-side limit per test (default 300, or less
                          than --timeout when that is short)
@@ -133,8 +134,8 @@ while [ $# -gt 0 ]; do
 done
 
 case $kernel in
-distro | debug) ;;
-*) die "--kernel must be distro or debug" ;;
+distro | debug | kcsan) ;;
+*) die "--kernel must be distro, debug or kcsan" ;;
 esac
 # is_count VALUE: a positive whole number.
 is_count() {
@@ -177,8 +178,8 @@ for t in ${tests[@]+"${tests[@]}"}; do
 done
 
 # Kernel image.
-if [ "$kernel" = debug ]; then
-	kdir=$(bash "$here/debug-kernel.sh")
+if [ "$kernel" != distro ]; then
+	kdir=$(bash "$here/debug-kernel.sh" "$kernel")
 	bzimage=$kdir/build/arch/x86/boot/bzImage
 	mem=${mem:-2048}
 	nics=2

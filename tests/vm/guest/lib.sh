@@ -51,10 +51,11 @@ expect_eq() {
 	[ "$1" = "$2" ] || die "$3: got '$1', expected '$2'"
 }
 
-# kernel_is_debug: true on the bench's debug kernel (KASAN, lockdep, ...).
+# kernel_is_debug: true on the bench's debug kernel (KASAN, lockdep, ...)
+# and its KCSAN variant.
 kernel_is_debug() {
 	case $(uname -r) in
-	*-kdapl-debug) return 0 ;;
+	*-kdapl-debug | *-kdapl-kcsan) return 0 ;;
 	esac
 	return 1
 }
