@@ -101,26 +101,6 @@ static DAT_EP_HANDLE kdapl_cm_ep(struct kunit *test, struct kdapl_cm_env *env,
 	return ep;
 }
 
-/* The next event of @evd must be connection event @number of @ep. */
-static void kdapl_cm_expect(struct kunit *test, DAT_EVD_HANDLE evd,
-			    DAT_EP_HANDLE ep, DAT_EVENT_NUMBER number,
-			    DAT_EVENT *event)
-{
-	DAT_EVENT ev;
-
-	if (!event)
-		event = &ev;
-	memset(event, 0, sizeof(*event));
-	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(evd, event,
-						    KDAPL_CM_TEST_WAIT_MS),
-			      "no event 0x%x", number);
-	KUNIT_EXPECT_EQ(test, event->event_number, number);
-	KUNIT_EXPECT_PTR_EQ(test, event->evd_handle, evd);
-	KUNIT_EXPECT_PTR_EQ(test,
-			    event->event_data.connect_event_data.ep_handle,
-			    ep);
-}
-
 /* Wait until @ep has no DTO outstanding (the flushes came). */
 static void kdapl_cm_idle(struct kunit *test, DAT_EP_HANDLE ep)
 {
@@ -431,8 +411,9 @@ static void kdapl_cm_no_listener_test(struct kunit *test)
 						   &param), DAT_SUCCESS);
 		KUNIT_EXPECT_EQ(test, param.remote_port_qual,
 				KDAPL_CM_TEST_NOLISTEN);
-		kdapl_cm_expect(test, env->conn, ep,
-				DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
+		kdapl_test_expect_conn(test, env->conn, ep,
+				       DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				       NULL);
 		KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 				DAT_EP_STATE_DISCONNECTED);
 		/* Disconnecting a disconnected EP does nothing. */
@@ -481,8 +462,8 @@ static void kdapl_cm_timeout_test(struct kunit *test)
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
 			DAT_EP_STATE_ACTIVE_CONNECTION_PENDING);
-	kdapl_cm_expect(test, env->conn, ep, DAT_CONNECTION_EVENT_TIMED_OUT,
-			NULL);
+	kdapl_test_expect_conn(test, env->conn, ep,
+			       DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
 	/* Not before the timeout, and not much after it. */
 	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start), 450U);
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start), 1900U);
@@ -598,14 +579,14 @@ static void kdapl_cm_accept_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 5, "world"),
 			DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
-			&ev);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
 	cd = &ev.event_data.connect_event_data;
 	KUNIT_ASSERT_GE(test, cd->private_data_size, 5);
 	KUNIT_ASSERT_NOT_NULL(test, cd->private_data);
 	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "world", 5), 0);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_CONNECTED);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
@@ -634,18 +615,18 @@ static void kdapl_cm_accept_test(struct kunit *test)
 			DAT_SUCCESS);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv2, 0, NULL), DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli2,
-			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	kdapl_cm_expect(test, env->sconn, srv2,
-			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli2,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv2,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 
 	/* Graceful from the active side: both hear DISCONNECTED. */
 	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
 			DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
 			DAT_EP_STATE_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
@@ -659,8 +640,8 @@ static void kdapl_cm_accept_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env->sconn, &ev), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, ev.event_number,
 			DAT_CONNECTION_EVENT_DISCONNECTED);
-	kdapl_cm_expect(test, env->conn, cli2,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli2,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 
 	/* All four come back for another round. */
 	kdapl_cm_reset(test, cli);
@@ -674,15 +655,15 @@ static void kdapl_cm_accept_test(struct kunit *test)
 			DAT_SUCCESS);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
-			NULL);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 
 	/* Freeing a connected EP disconnects its peer. */
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli2), DAT_SUCCESS);
@@ -712,8 +693,8 @@ static void kdapl_cm_reject_test(struct kunit *test)
 			DAT_SUCCESS);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_cr_reject(cr, 4, "nope"), DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli,
-			DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_PEER_REJECTED, &ev);
 	cd = &ev.event_data.connect_event_data;
 	KUNIT_ASSERT_GE(test, cd->private_data_size, 4);
 	KUNIT_ASSERT_NOT_NULL(test, cd->private_data);
@@ -747,8 +728,8 @@ static void kdapl_cm_close_test(struct kunit *test)
 			DAT_SUCCESS);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
-			NULL);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	KUNIT_EXPECT_EQ(test, dat_ia_close(env->ia, DAT_CLOSE_ABRUPT_FLAG),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli),
@@ -809,18 +790,18 @@ static void kdapl_cm_lifetime_test(struct kunit *test)
 			sin.sin_addr.s_addr);
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 5, "world"),
 			DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli, DAT_CONNECTION_EVENT_ESTABLISHED,
-			&est);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, &est);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 
 	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
 			DAT_SUCCESS);
-	kdapl_cm_expect(test, env->conn, cli,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
-	kdapl_cm_expect(test, env->sconn, srv,
-			DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
 	/* Disconnected, not reset: the private data is still there. */
 	cd = &est.event_data.connect_event_data;
 	KUNIT_ASSERT_GE(test, cd->private_data_size, 5);

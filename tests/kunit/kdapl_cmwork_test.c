@@ -237,8 +237,7 @@ static void cmw_split_lmr(struct kunit *test, DAT_IA_HANDLE ia,
  */
 static void cmw_slow_reg_test(struct kunit *test)
 {
-	const char *const *name = test->param_value;
-	struct kdapl_test_pair p = { .qual = CMW_QUAL };
+	struct kdapl_test_pair p;
 	DAT_LMR_CONTEXT sctx, cctx;
 	DAT_EVD_HANDLE dto, sdto;
 	struct sockaddr_in sin;
@@ -259,14 +258,8 @@ static void cmw_slow_reg_test(struct kunit *test)
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	cmw_split_pages(test, pages);
-	p.ia = kdapl_test_open_ia(test, *name);
-	p.sia = p.ia;
+	kdapl_test_pair_init(test, &p, CMW_QUAL);
 	iwarp = kdapl_test_iwarp(test);
-	p.pz = kdapl_test_pz(test, p.ia);
-	p.spz = kdapl_test_pz(test, p.ia);
-	p.conn = kdapl_test_evd(test, p.ia, 8, DAT_EVD_CONNECTION_FLAG);
-	p.sconn = kdapl_test_evd(test, p.ia, 8, DAT_EVD_CONNECTION_FLAG);
-	p.cr = kdapl_test_evd(test, p.ia, 8, DAT_EVD_CR_FLAG);
 	dto = kdapl_test_evd(test, p.ia, 16, DAT_EVD_DTO_FLAG);
 	sdto = kdapl_test_evd(test, p.ia, 16, DAT_EVD_DTO_FLAG);
 	KUNIT_ASSERT_EQ(test, dat_ep_create(p.ia, p.pz, dto, dto, p.conn,

@@ -95,26 +95,17 @@ static DAT_EP_HANDLE reach_ep(struct reach_env *env, DAT_PZ_HANDLE pz,
 static void reach_env_init(struct kunit *test, struct reach_env *env,
 			   DAT_SRQ_HANDLE *srq)
 {
-	const char *const *name = test->param_value;
 	DAT_SRQ_ATTR sattr = { .max_recv_dtos = 8, .max_recv_iov = 1 };
 	DAT_PROVIDER_ATTR pattr;
 	DAT_IA_ATTR attr;
 
 	memset(env, 0, sizeof(*env));
 	env->test = test;
-	env->p.ia = kdapl_test_open_ia(test, *name);
-	env->p.sia = env->p.ia;
+	kdapl_test_pair_init(test, &env->p, REACH_QUAL);
 	env->iwarp = kdapl_test_iwarp(test);
 	KUNIT_ASSERT_EQ(test, dat_ia_query(env->p.ia, &env->async, 0, &attr,
 					   0, &pattr),
 			DAT_SUCCESS);
-	env->p.pz = kdapl_test_pz(test, env->p.ia);
-	env->p.spz = kdapl_test_pz(test, env->p.ia);
-	env->p.conn = kdapl_test_evd(test, env->p.ia, 8,
-				     DAT_EVD_CONNECTION_FLAG);
-	env->p.sconn = kdapl_test_evd(test, env->p.ia, 8,
-				      DAT_EVD_CONNECTION_FLAG);
-	env->p.cr = kdapl_test_evd(test, env->p.ia, 8, DAT_EVD_CR_FLAG);
 	env->cdto = kdapl_test_evd(test, env->p.ia, 64, DAT_EVD_DTO_FLAG |
 				   DAT_EVD_RMR_BIND_FLAG);
 	env->sdto = kdapl_test_evd(test, env->p.ia, 64, DAT_EVD_DTO_FLAG |
@@ -126,7 +117,6 @@ static void reach_env_init(struct kunit *test, struct reach_env *env,
 	env->p.cli = reach_ep(env, env->p.pz, env->cdto, env->p.conn, NULL);
 	env->p.srv = reach_ep(env, env->p.spz, env->sdto, env->p.sconn,
 			      srq ? *srq : NULL);
-	env->p.qual = REACH_QUAL;
 	env->cbuf = reach_page(env, REACH_DATA);
 	env->clmr = reach_lmr(env, env->p.pz, env->cbuf, DAT_MEM_PRIV_ALL_FLAG,
 			      &env->cctx, &env->crctx);

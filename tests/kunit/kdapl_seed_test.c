@@ -53,20 +53,9 @@ static void *seed_lmr(struct seed_env *env, DAT_PZ_HANDLE pz,
 /* The objects of a pair; the EPs are the caller's. */
 static void seed_env_init(struct kunit *test, struct seed_env *env)
 {
-	const char *const *name = test->param_value;
-
 	memset(env, 0, sizeof(*env));
 	env->test = test;
-	env->p.ia = kdapl_test_open_ia(test, *name);
-	env->p.sia = env->p.ia;
-	env->p.pz = kdapl_test_pz(test, env->p.ia);
-	env->p.spz = kdapl_test_pz(test, env->p.ia);
-	env->p.conn = kdapl_test_evd(test, env->p.ia, 8,
-				     DAT_EVD_CONNECTION_FLAG);
-	env->p.sconn = kdapl_test_evd(test, env->p.ia, 8,
-				      DAT_EVD_CONNECTION_FLAG);
-	env->p.cr = kdapl_test_evd(test, env->p.ia, 8, DAT_EVD_CR_FLAG);
-	env->p.qual = SEED_QUAL;
+	kdapl_test_pair_init(test, &env->p, SEED_QUAL);
 	env->cdto = kdapl_test_evd(test, env->p.ia, 64, DAT_EVD_DTO_FLAG);
 	env->srecv = kdapl_test_evd(test, env->p.ia, 64, DAT_EVD_DTO_FLAG);
 	env->sreq = kdapl_test_evd(test, env->p.ia, 64, DAT_EVD_DTO_FLAG);

@@ -169,6 +169,22 @@ bool kdapl_test_iwarp(struct kunit *test)
 	return !strcmp(*name, KDAPL_TEST_IWARP);
 }
 
+void kdapl_test_pair_init(struct kunit *test, struct kdapl_test_pair *p,
+			  DAT_CONN_QUAL qual)
+{
+	const char *const *name = test->param_value;
+
+	memset(p, 0, sizeof(*p));
+	p->ia = kdapl_test_open_ia(test, *name);
+	p->sia = p->ia;
+	p->pz = kdapl_test_pz(test, p->ia);
+	p->spz = kdapl_test_pz(test, p->ia);
+	p->conn = kdapl_test_evd(test, p->ia, 8, DAT_EVD_CONNECTION_FLAG);
+	p->sconn = kdapl_test_evd(test, p->ia, 8, DAT_EVD_CONNECTION_FLAG);
+	p->cr = kdapl_test_evd(test, p->ia, 8, DAT_EVD_CR_FLAG);
+	p->qual = qual;
+}
+
 void kdapl_test_connect(struct kunit *test, struct kdapl_test_pair *p)
 {
 	struct sockaddr_in sin;

@@ -115,6 +115,14 @@ struct kdapl_test_pair {
 };
 
 /*
+ * The IA of the test's adapter parameter and, for a pair that connects
+ * on @qual, a PZ and a connection EVD for each side and a connection
+ * request EVD; the EPs are the caller's.
+ */
+void kdapl_test_pair_init(struct kunit *test, struct kdapl_test_pair *p,
+			  DAT_CONN_QUAL qual);
+
+/*
  * Connect @p->cli to @p->srv through a PSP of @p->sia on @p->qual (freed
  * once accepted); both ESTABLISHED events are dequeued.  Fails the test
  * otherwise.
