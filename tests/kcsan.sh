@@ -18,6 +18,12 @@ tests/run-vm.sh --results "$results" --timeout 2400 kcsan \
 vm=$?
 log=build/vm/kcsan-latest.log
 
+# A KCSAN that is not watching reports nothing: insist that it was.
+if ! grep -q 'kcsan: enabled early' "$log"; then
+	echo "kcsan: FAIL: KCSAN was not enabled at boot (see $log)"
+	exit 1
+fi
+
 # One line per report: "ours|theirs <title>".
 races=$(sed -E 's/\r+$//; s/^\[ *[0-9.]+\] //' "$log" | awk '
 	/BUG: KCSAN:/ { if (title != "") print kind, title
