@@ -30,9 +30,37 @@ int kdapl_adapter_name(struct kdapl_adapter *adapter, char *buf, size_t size);
 bool kdapl_adapter_present(struct kdapl_adapter *adapter);
 
 /*
- * The kDAT 2.0 functions.  Unless a comment says otherwise they may sleep
- * and must be called from process context; see Documentation/objects.rst
- * for the context of each call and the meaning of every return value.
+ * The kDAT 2.0 functions.  They may sleep and must be called from process
+ * context, except those that may be called from any context:
+ *
+ *   dat_get_handle_type(), dat_evd_dequeue(), dat_evd_post_se(),
+ *   dat_evd_query(), dat_evd_modify_upcall() (but for
+ *   DAT_UPCALL_TEARDOWN), dat_ep_get_status(), dat_ep_query(),
+ *   dat_ep_post_send(), dat_ep_post_send_with_invalidate(),
+ *   dat_ep_post_recv(), dat_ep_post_rdma_read(),
+ *   dat_ep_post_rdma_read_to_rmr(), dat_ep_post_rdma_write(),
+ *   dat_srq_post_recv(), dat_srq_query(), dat_pz_query(),
+ *   dat_lmr_query(), dat_rmr_query(), dat_psp_query().
+ *
+ * Upcalls.  An EVD's upcall runs with no kdapl lock held and never inside
+ * the kDAT call whose work produced its event, in one context per EVD:
+ *
+ *   - An EVD that takes DTO or RMR bind completions (DAT_EVD_DTO_FLAG,
+ *     DAT_EVD_RMR_BIND_FLAG): with bottom halves disabled, from the
+ *     completion handler of its CQ or from kdapl's work queue.  The
+ *     upcall must not sleep: it may make the any-context calls above.
+ *   - Every other EVD (connection, connection request, async and
+ *     software events): process context, from kdapl's work queue.  The
+ *     upcall may make every kDAT call, blocking ones included
+ *     (dat_ep_free(), dat_cr_accept(), dat_ia_close(), ...), except
+ *     dat_evd_free() and dat_evd_modify_upcall(DAT_UPCALL_TEARDOWN) of
+ *     its own EVD, which wait for it.
+ *
+ * dat_evd_post_se() calls the upcall of the software event it posts in
+ * its own caller's context, as DAT specifies.
+ *
+ * See Documentation/objects.rst and Documentation/evd.rst for the locking
+ * rules and the meaning of every return value.
  */
 
 DAT_RETURN dat_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type);
