@@ -56,9 +56,9 @@ static bool raw_mr;
 module_param(raw_mr, bool, 0444);
 MODULE_PARM_DESC(raw_mr, "raw half: MR lkeys instead of the PD's local_dma_lkey");
 
-static bool raw_inline;
+static bool raw_inline = true;
 module_param(raw_inline, bool, 0444);
-MODULE_PARM_DESC(raw_inline, "raw half: sends and RDMA Writes the QP takes inline are posted inline, as kdapl posts them");
+MODULE_PARM_DESC(raw_inline, "raw half: sends and RDMA Writes the QP takes inline are posted inline, as kdapl posts them (default); 0 for a raw half written like most ULPs");
 
 static bool aa;
 module_param(aa, bool, 0444);

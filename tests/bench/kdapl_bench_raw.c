@@ -7,8 +7,8 @@
  * are), ib_cqe done callbacks, the PD's local_dma_lkey for sends and
  * receives (or, with bench_cfg.raw_mr, fast-registration MRs), a
  * fast-registration MR for the target of RDMA writes, and every request
- * signalled.  Nothing is sent inline unless bench_cfg.raw_inline asks
- * for it (kdapl sends what the QP takes inline).
+ * signalled.  Sends and RDMA Writes the QP takes inline are posted
+ * inline, as kdapl posts them, unless bench_cfg.raw_inline is off.
  *
  * Copyright (c) 2026 The kdapl authors
  */

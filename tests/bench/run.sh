@@ -7,13 +7,13 @@
 #
 #   tests/bench/run.sh [--reps N] [--scale PERCENT] [--sizes 8,4096,...]
 #                      [--kernel distro|debug] [--dev rxe|siw] [--raw-mr]
-#                      [--raw-inline] [--aa] [--icount]
+#                      [--raw-no-inline] [--aa] [--icount]
 #
-# --raw-mr makes the raw half use MR lkeys instead of the PD's
-# local_dma_lkey (kdapl uses the latter for LMRs that are one DMA range,
-# the former for the others).  --raw-inline makes the raw half post
-# sends and RDMA Writes inline when its QP takes them, as kdapl does
-# (the raw half written like most kernel ULPs does not).  --aa puts a
+# The raw half uses every technique kdapl uses: the PD's local_dma_lkey
+# and inline sends and RDMA Writes where its QP takes them.  --raw-mr
+# makes it use MR lkeys instead (kdapl does for LMRs of several DMA
+# ranges); --raw-no-inline makes it send nothing inline, as most kernel
+# ULPs (both only to see what each technique is worth).  --aa puts a
 # second raw half in place of kdapl: its ratios show the noise floor.
 # --icount runs the VM with one vCPU under QEMU's -icount, where guest
 # time is the count of executed instructions: every figure repeats to
@@ -39,7 +39,7 @@ sizes=
 kernel=distro
 dev=rxe
 raw_mr=0
-raw_inline=0
+raw_inline=1
 aa=0
 icount=
 while [ $# -gt 0 ]; do
@@ -50,12 +50,12 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=${2:?}; shift ;;
 	--dev) dev=${2:?}; shift ;;
 	--raw-mr) raw_mr=1 ;;
-	--raw-inline) raw_inline=1 ;;
+	--raw-no-inline) raw_inline=0 ;;
 	--aa) aa=1 ;;
 	--icount) icount=--icount ;;
 	*) echo "usage: $0 [--reps N] [--scale PERCENT] [--sizes LIST]" \
 		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr]" \
-		"[--raw-inline] [--aa]" \
+		"[--raw-no-inline] [--aa]" \
 		"[--icount]" >&2
 	   exit 2 ;;
 	esac
