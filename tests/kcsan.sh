@@ -28,8 +28,10 @@ fi
 races=$(sed -E 's/\r+$//; s/^\[ *[0-9.]+\] //' "$log" | awk '
 	/BUG: KCSAN:/ { if (title != "") print kind, title
 			title = $0; kind = "theirs"; next }
-	title != "" && /kdapl/ { kind = "ours" }
-	title != "" && /^={20,}$/ { print kind, title; title = "" }
+	title != "" && /(\[kdapl[a-z_]*\]|[ \t]kdapl_[a-z0-9_]+\+0x)/ {
+		kind = "ours"
+	}
+	title != "" && /^====================+$/ { print kind, title; title = "" }
 	END { if (title != "") print kind, title }')
 
 grep -v '^PASS .*/sanitizers$' "$results" | grep -v '^FAIL .*/sanitizers$'

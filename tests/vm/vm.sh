@@ -571,7 +571,7 @@ scan_reports() {
 			print "  | " $0
 		left--
 		# Oops/WARN splats and KASAN reports have end lines.
-		if ($0 ~ /---\[ end trace/ || $0 ~ /^={40,}$/)
+		if ($0 ~ /---\[ end trace/ || $0 ~ /^========================================+$/)
 			left = 0
 		next
 	}
