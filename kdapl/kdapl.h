@@ -343,6 +343,7 @@ static inline bool kdapl_owner_kernel(const struct kdapl_owner *owner)
 {
 	return owner->kernel;
 }
+
 void kdapl_owner_release(struct kdapl_owner *owner);
 
 /**
@@ -891,7 +892,17 @@ void kdapl_lmr_sync_sges(struct kdapl_lmr *const *lmrs,
 			 bool for_cpu);
 #if IS_ENABLED(CONFIG_KUNIT)
 extern atomic_t kdapl_lmr_sge_syncs[2];
-extern void (*kdapl_dto_reg_hook)(void);
+
+/**
+ * struct kdapl_dto_test_hooks - where KUnit cases step into the DTO code
+ * @reg: when set, called before each registration batch is posted, so
+ *	that a case can hold registrations back
+ */
+struct kdapl_dto_test_hooks {
+	void (*reg)(void);
+};
+
+extern struct kdapl_dto_test_hooks kdapl_dto_test_hooks;
 #endif
 
 /**

@@ -680,12 +680,22 @@ void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline)
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_created);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/*
- * Called before each registration batch is posted, when set: lets a
- * KUnit case hold registrations back.
- */
-void (*kdapl_dto_reg_hook)(void);
-EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_reg_hook);
+struct kdapl_dto_test_hooks kdapl_dto_test_hooks;
+EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_test_hooks);
+
+static void kdapl_dto_reg_test_hook(void)
+{
+	struct kdapl_dto_test_hooks hooks = {
+		.reg = READ_ONCE(kdapl_dto_test_hooks.reg),
+	};
+
+	if (hooks.reg)
+		hooks.reg();
+}
+#else
+static inline void kdapl_dto_reg_test_hook(void)
+{
+}
 #endif
 
 /*
@@ -707,10 +717,7 @@ static int kdapl_dto_reg_batch(struct kdapl_ep *ep, struct kdapl_lmr **lmrs,
 	/* A batch that timed out is still on the queue. */
 	if (atomic_read(&reg->pending))
 		return -EBUSY;
-#if IS_ENABLED(CONFIG_KUNIT)
-	if (READ_ONCE(kdapl_dto_reg_hook))
-		kdapl_dto_reg_hook();
-#endif
+	kdapl_dto_reg_test_hook();
 	memset(wrs, 0, sizeof(wrs));
 	for (i = 0; i < n; i++) {
 		struct kdapl_dto_reg_wr *w = &reg->wr[i];
@@ -1071,18 +1078,20 @@ bool kdapl_dto_forget_lmr(struct kdapl_ep *ep, const struct kdapl_lmr *lmr)
 	struct kdapl_dto *dto;
 	unsigned long flags;
 	bool busy = false;
+	u32 recv_tail, req_tail;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	dto = ep->dto;
 	if (dto) {
 		kdapl_dto_drop_held(ep, lmr, NULL);
-		/* Slots before an acquired tail have completed. */
-		busy = kdapl_dto_mark_dead(&dto->recv,
-					   smp_load_acquire(&dto->recv.tail),
-					   dto->recv.hw, lmr);
-		busy |= kdapl_dto_mark_dead(&dto->req,
-					    smp_load_acquire(&dto->req.tail),
-					    dto->req.head, lmr);
+		/* Pairs with the completions' release: slots before it are done. */
+		recv_tail = smp_load_acquire(&dto->recv.tail);
+		/* The same for requests. */
+		req_tail = smp_load_acquire(&dto->req.tail);
+		busy = kdapl_dto_mark_dead(&dto->recv, recv_tail, dto->recv.hw,
+					   lmr);
+		busy |= kdapl_dto_mark_dead(&dto->req, req_tail, dto->req.head,
+					    lmr);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return busy;

@@ -1193,7 +1193,6 @@ void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n)
 	evd->cq_reserved -= min(n, evd->cq_reserved);
 }
 
-
 /**
  * kdapl_evd_resize() - dat_evd_resize() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the

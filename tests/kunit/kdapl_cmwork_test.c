@@ -3,7 +3,7 @@
  * KUnit suite for the rdma_cm handlers of kdapl, which run on ib_cm's
  * and iw_cm's work queues, shared by every connection manager user of
  * the machine: they never wait.  While a kDAT connection waits for the
- * registration of an LMR (held back through kdapl_dto_reg_hook), an
+ * registration of an LMR (held back through kdapl_dto_test_hooks.reg), an
  * unrelated connection made with raw rdma_cm completes; the receive
  * posted into that LMR reaches the device only once it is registered,
  * so a peer that sends first waits (RNR on RoCE) instead of hitting an
@@ -279,7 +279,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 	init_completion(&cmw_hold.release);
 	atomic_set(&cmw_hold.held, 0);
 	WRITE_ONCE(cmw_hold.armed, true);
-	WRITE_ONCE(kdapl_dto_reg_hook, cmw_reg_hook);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, cmw_reg_hook);
 
 	kdapl_test_ia_addr(test, p.ia, &sin);
 	KUNIT_ASSERT_EQ(test, dat_psp_create(p.ia, p.qual, p.cr,
@@ -348,7 +348,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 	kdapl_test_expect_conn(test, p.sconn, p.srv,
 			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 	WRITE_ONCE(cmw_hold.armed, false);
-	WRITE_ONCE(kdapl_dto_reg_hook, NULL);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 
 	if (!iwarp) {
@@ -377,7 +377,7 @@ static void cmw_exit(struct kunit *test)
 		cmw_raw_stop(cmw_raw_live);
 	cmw_raw_live = NULL;
 	WRITE_ONCE(cmw_hold.armed, false);
-	WRITE_ONCE(kdapl_dto_reg_hook, NULL);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
 	complete_all(&cmw_hold.release);
 }
 
