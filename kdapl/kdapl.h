@@ -1007,6 +1007,11 @@ DAT_RETURN kdapl_evd_post_se(struct kdapl_owner *owner,
 			     DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event);
 DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
 			     DAT_EVD_HANDLE evd_handle, DAT_EVENT *event);
+DAT_RETURN kdapl_evd_attach_sink(struct kdapl_owner *owner,
+				 DAT_EVD_HANDLE evd_handle,
+				 const DAT_UPCALL_OBJECT *sink,
+				 struct kdapl_evd **evdp);
+void kdapl_evd_put_sink(struct kdapl_evd *evd);
 DAT_RETURN kdapl_evd_modify_upcall(struct kdapl_owner *owner,
 				   DAT_EVD_HANDLE evd_handle,
 				   DAT_UPCALL_POLICY upcall_policy,

@@ -1026,6 +1026,65 @@ DAT_RETURN kdapl_evd_modify_upcall(struct kdapl_owner *owner,
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_modify_upcall);
 
 /**
+ * kdapl_evd_attach_sink() - hand an EVD's events to a function of kdapl
+ * @owner: the owner of the EVD
+ * @evd_handle: the EVD
+ * @sink: the function and its data, run as a DAT_UPCALL_SINGLE_INSTANCE
+ *	upcall in the contexts kdat.h gives upcalls of the EVD's kind
+ * @evdp: out: the EVD, with a reference for kdapl_evd_put_sink()
+ *
+ * Owners other than kernel consumers may not give upcalls: /dev/kdapl
+ * fills the event rings of its files' EVDs through such a sink instead.
+ *
+ * Context: process context.
+ * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE for a bad or freed EVD.
+ */
+DAT_RETURN kdapl_evd_attach_sink(struct kdapl_owner *owner,
+				 DAT_EVD_HANDLE evd_handle,
+				 const DAT_UPCALL_OBJECT *sink,
+				 struct kdapl_evd **evdp)
+{
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	bool kick = false;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, evd_handle, EVD, KDAPL_EVD_BAD_HANDLE, &evd);
+	if (ret)
+		return ret;
+	flags = kdapl_evd_lock(evd);
+	if (!evd->ring) {
+		ret = dat_error(DAT_INVALID_HANDLE, KDAPL_EVD_BAD_HANDLE);
+	} else {
+		evd->upcall = *sink;
+		evd->policy = DAT_UPCALL_SINGLE_INSTANCE;
+		kick = evd->count && kdapl_evd_wants_kick(evd);
+	}
+	kdapl_evd_unlock(evd, flags);
+	if (kick)
+		kdapl_evd_kick(evd);
+	if (ret)
+		kdapl_object_put(&evd->obj);
+	else
+		*evdp = evd;
+	return ret;
+}
+
+/**
+ * kdapl_evd_put_sink() - let go of an EVD whose events went to a sink
+ * @evd: the EVD kdapl_evd_attach_sink() gave, already freed
+ *
+ * Waits until the sink runs no more, so that its data may be freed.
+ *
+ * Context: process context, may sleep.
+ */
+void kdapl_evd_put_sink(struct kdapl_evd *evd)
+{
+	wait_event(evd->upcall_done, kdapl_evd_idle(evd));
+	kdapl_object_put(&evd->obj);
+}
+
+/**
  * dat_evd_modify_upcall() - change the upcall policy and object
  * @evd_handle: the EVD
  * @upcall_policy: DAT_UPCALL_DISABLE, _SINGLE_INSTANCE, _NOTIFY, _MANY,
