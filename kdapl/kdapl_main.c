@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include "kdapl.h"
+#include "kdapl_user.h"
 
 static struct dentry *kdapl_debugfs;
 
@@ -41,16 +42,24 @@ static int __init kdapl_init(void)
 	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
 
 	ret = kdapl_device_init();
-	if (ret) {
-		debugfs_remove_recursive(kdapl_debugfs);
-		destroy_workqueue(kdapl_wq);
-		return ret;
-	}
+	if (ret)
+		goto err_debugfs;
+	ret = kdapl_chardev_init();
+	if (ret)
+		goto err_device;
 	return 0;
+
+err_device:
+	kdapl_device_exit();
+err_debugfs:
+	debugfs_remove_recursive(kdapl_debugfs);
+	destroy_workqueue(kdapl_wq);
+	return ret;
 }
 
 static void __exit kdapl_exit(void)
 {
+	kdapl_chardev_exit();
 	kdapl_device_exit();
 	debugfs_remove_recursive(kdapl_debugfs);
 	destroy_workqueue(kdapl_wq);

@@ -7,6 +7,7 @@
 #   drivers/infiniband/ulp/kdapl/        kdapl/ (Kconfig, Makefile, sources)
 #   drivers/infiniband/ulp/kdapl/tests/  tests/kunit/ (the KUnit suites)
 #   include/rdma/                        include/rdma/kdat*.h
+#   include/uapi/rdma/                   include/uapi/rdma/kdapl*.h
 #
 # and hook it into drivers/infiniband/Kconfig and ulp/Makefile.  Running
 # it again refreshes the copy.  Existing files of the tree are replaced,
@@ -32,6 +33,10 @@ cp "$top"/tests/kunit/*.[ch] "$top"/tests/kunit/Makefile "$dst/tests/"
 for h in "$top"/include/rdma/kdat*.h; do
 	rm -f "$ksrc/include/rdma/$(basename "$h")"
 	cp "$h" "$ksrc/include/rdma/"
+done
+for h in "$top"/include/uapi/rdma/kdapl*.h; do
+	rm -f "$ksrc/include/uapi/rdma/$(basename "$h")"
+	cp "$h" "$ksrc/include/uapi/rdma/"
 done
 
 kconfig=$ksrc/drivers/infiniband/Kconfig

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * kdapl_ioctl.h - the user ABI of /dev/kdapl
+ *
+ * Shared by the kdapl module and udapl-shim.  Every structure has fixed
+ * sizes and explicit padding, carries user pointers as __u64 and starts
+ * with struct kdapl_ioc_head, whose @size says how many bytes the caller
+ * passes: a newer caller may pass a longer structure as long as the bytes
+ * the kernel does not know are zero, an older one a shorter structure
+ * (the missing tail reads as zero).  Numeric values that are DAT's
+ * (DAT_RETURN, DAT_EVENT_NUMBER, flags, states) are those of <dat2/dat.h>.
+ *
+ * Objects are named by per-file ids: an id is meaningful only on the file
+ * that created the object, and ids are not reused while the file is open.
+ * Events carry the 64-bit cookies the caller gave its objects, never a
+ * kernel pointer or handle.  See Documentation/userapi.rst.
+ */
+#ifndef _UAPI_RDMA_KDAPL_IOCTL_H
+#define _UAPI_RDMA_KDAPL_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define KDAPL_ABI_VERSION	1
+#define KDAPL_DEVICE_NAME	"kdapl"
+
+#define KDAPL_IOCTL_TYPE	0xDA
+
+/* Largest argument structure the kernel reads, whatever @size says. */
+#define KDAPL_IOC_MAX_SIZE	4096
+
+/**
+ * struct kdapl_ioc_head - first member of every ioctl argument
+ * @size: bytes of the whole argument structure the caller passes
+ * @status: out: the DAT_RETURN of the call (0 is DAT_SUCCESS)
+ *
+ * The ioctl itself fails (-1 and errno) only when the argument cannot be
+ * read or written (EFAULT), is malformed (EINVAL, E2BIG), or the command
+ * is unknown (ENOTTY) or needs the handshake first (EPROTO); every DAT
+ * outcome, success included, is in @status.
+ */
+struct kdapl_ioc_head {
+	__u32 size;
+	__u32 status;
+};
+
+/**
+ * struct kdapl_hello - the ABI handshake, the first call on a file
+ * @head: see struct kdapl_ioc_head
+ * @abi_version: in: KDAPL_ABI_VERSION of the caller; out: the kernel's
+ * @max_ia_name: out: longest IA name, terminating NUL included
+ * @max_private_data: out: largest private data of a connection call
+ * @event_size: out: size of a struct kdapl_uevent in the event rings
+ *
+ * Every other command fails with EPROTO until a hello with the kernel's
+ * version succeeds; a mismatch fails with EPROTONOSUPPORT, and the kernel
+ * log says which versions met.
+ */
+struct kdapl_hello {
+	struct kdapl_ioc_head head;
+	__u32 abi_version;
+	__u32 max_ia_name;
+	__u32 max_private_data;
+	__u32 event_size;
+};
+
+#define KDAPL_ABI_NAME_MAX	96
+
+/**
+ * struct kdapl_ia_open - open an IA for this file
+ * @head: see struct kdapl_ioc_head
+ * @name: the IA name, NUL terminated (kdaplctl list shows them)
+ * @async_qlen: queue length of the asynchronous EVD the kernel creates
+ * @async_cookie: cookie of that EVD, put in its events
+ * @ia_id: out: the IA
+ * @async_evd_id: out: its asynchronous EVD, mapped like any EVD
+ * @async_ring_size: out: bytes to mmap for that EVD's event ring
+ * @async_ring_offset: out: the mmap offset of that ring
+ */
+struct kdapl_ia_open {
+	struct kdapl_ioc_head head;
+	char name[KDAPL_ABI_NAME_MAX];
+	__s32 async_qlen;
+	__u32 reserved;
+	__u64 async_cookie;
+	__u32 ia_id;
+	__u32 async_evd_id;
+	__u64 async_ring_size;
+	__u64 async_ring_offset;
+};
+
+/**
+ * struct kdapl_obj_free - close an IA or free any object
+ * @head: see struct kdapl_ioc_head
+ * @id: the object
+ * @flags: DAT_CLOSE_FLAGS for an IA close; zero otherwise
+ */
+struct kdapl_obj_free {
+	struct kdapl_ioc_head head;
+	__u32 id;
+	__u32 flags;
+};
+
+/**
+ * struct kdapl_ia_query - the attributes of an IA
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @reserved: zero
+ * @adapter_name: the adapter (the ib_device name)
+ * @vendor_name: the vendor, as the kernel names it
+ * @addr: the IA address, a struct sockaddr_in or sockaddr_in6
+ * @max_eps: the rest: as the fields of DAT_IA_ATTR with the same names
+ */
+struct kdapl_ia_query {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 reserved;
+	char adapter_name[KDAPL_ABI_NAME_MAX];
+	char vendor_name[KDAPL_ABI_NAME_MAX];
+	__u8 addr[128];
+	__u32 hardware_version_major;
+	__u32 hardware_version_minor;
+	__u32 firmware_version_major;
+	__u32 firmware_version_minor;
+	__s32 max_eps;
+	__s32 max_dto_per_ep;
+	__s32 max_rdma_read_per_ep_in;
+	__s32 max_rdma_read_per_ep_out;
+	__s32 max_evds;
+	__s32 max_evd_qlen;
+	__s32 max_iov_segments_per_dto;
+	__s32 max_lmrs;
+	__u64 max_lmr_block_size;
+	__u64 max_lmr_virtual_address;
+	__s32 max_pzs;
+	__s32 max_rmrs;
+	__u64 max_message_size;
+	__u64 max_rdma_size;
+	__u64 max_rmr_target_address;
+	__s32 max_srqs;
+	__s32 max_ep_per_srq;
+	__s32 max_recv_per_srq;
+	__s32 max_iov_segments_per_rdma_read;
+	__s32 max_iov_segments_per_rdma_write;
+	__s32 max_rdma_read_in;
+	__s32 max_rdma_read_out;
+	__u32 zb_supported;
+};
+
+/**
+ * struct kdapl_pz_create - create a protection zone
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @pz_id: out: the PZ
+ */
+struct kdapl_pz_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 pz_id;
+};
+
+/**
+ * struct kdapl_evd_create - create an EVD and its event ring
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @qlen: the minimum queue length (DAT evd_min_qlen)
+ * @flags: DAT_EVD_FLAGS
+ * @reserved: zero
+ * @cookie: put in struct kdapl_uevent.evd_cookie of its events
+ * @evd_id: out: the EVD
+ * @entries: out: events the ring holds (a power of two >= @qlen)
+ * @ring_size: out: bytes to mmap
+ * @ring_offset: out: the mmap offset of the ring
+ */
+struct kdapl_evd_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__s32 qlen;
+	__u32 flags;
+	__u32 reserved;
+	__u64 cookie;
+	__u32 evd_id;
+	__u32 entries;
+	__u64 ring_size;
+	__u64 ring_offset;
+};
+
+/**
+ * struct kdapl_evd_wait - wait for events of an EVD
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @threshold: return once this many events are in the ring
+ * @timeout_us: DAT_TIMEOUT: microseconds, ~0 for no limit
+ * @reserved: zero
+ * @count: out: events in the ring at return
+ *
+ * Returns DAT_SUCCESS when @threshold events are in the ring,
+ * DAT_TIMEOUT_EXPIRED, or DAT_INTERRUPTED_CALL on a signal.
+ */
+struct kdapl_evd_wait {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__s32 threshold;
+	__u32 timeout_us;
+	__u32 reserved;
+	__u32 count;
+	__u32 reserved2;
+};
+
+/**
+ * struct kdapl_evd_post_se - post a software event
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @reserved: zero
+ * @pointer: the event's pointer, returned in struct kdapl_uevent.data[0]
+ */
+struct kdapl_evd_post_se {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__u32 reserved;
+	__u64 pointer;
+};
+
+/*
+ * The event ring of an EVD, mapped read-write by the process at the
+ * offset and size the create call gave:
+ *
+ *   struct kdapl_ring_head, at offset 0
+ *   struct kdapl_uevent[entries], at offset KDAPL_RING_EVENTS
+ *
+ * The kernel produces: it writes events, then stores @tail with release
+ * semantics.  The process consumes: it loads @tail with acquire
+ * semantics, reads events up to it, then stores @head with release
+ * semantics.  Indices run freely and wrap at 2^32; an event's slot is
+ * index & (entries - 1).  The kernel keeps its own copy of @tail and
+ * reads @head with READ_ONCE(), so a process that writes nonsense only
+ * confuses itself.
+ */
+#define KDAPL_RING_EVENTS	128
+
+/**
+ * struct kdapl_ring_head - the indices of an event ring
+ * @head: consumer index, written by the process
+ * @pad0: keeps @head and @tail on separate cache lines
+ * @tail: producer index, written by the kernel
+ * @entries: slots in the ring, a power of two
+ * @overflows: events the EVD lost because its queue was full (each
+ *	is also reported as DAT_ASYNC_ERROR_EVD_OVERFLOW)
+ * @pad1: reserved, zero
+ */
+struct kdapl_ring_head {
+	__u32 head;
+	__u32 pad0[15];
+	__u32 tail;
+	__u32 entries;
+	__u32 overflows;
+	__u32 pad1[13];
+};
+
+/**
+ * struct kdapl_uevent - one event in an event ring
+ * @number: DAT_EVENT_NUMBER
+ * @status: DAT_DTO_COMPLETION_STATUS for DTO events, the DAT_RETURN of
+ *	a software event, zero otherwise
+ * @evd_cookie: the cookie of the EVD
+ * @cookie: the DTO's user cookie; for connection, connection request
+ *	and asynchronous events the cookie of the EP or service point
+ * @length: bytes transferred (DTO events), private data bytes
+ *	(connection events)
+ * @new_id: the CR of a connection request event; the new object's id
+ *	where an event creates one
+ * @reserved: zero
+ * @data: per event: the remote connection qualifier, the immediate
+ *	data, the software event's pointer
+ */
+struct kdapl_uevent {
+	__u32 number;
+	__u32 status;
+	__u64 evd_cookie;
+	__u64 cookie;
+	__u64 length;
+	__u32 new_id;
+	__u32 reserved;
+	__u64 data[3];
+};
+
+enum kdapl_ioctl_nr {
+	KDAPL_NR_HELLO = 0x00,
+	KDAPL_NR_IA_OPEN = 0x01,
+	KDAPL_NR_IA_CLOSE = 0x02,
+	KDAPL_NR_IA_QUERY = 0x03,
+	KDAPL_NR_PZ_CREATE = 0x04,
+	KDAPL_NR_PZ_FREE = 0x05,
+	KDAPL_NR_EVD_CREATE = 0x06,
+	KDAPL_NR_EVD_FREE = 0x07,
+	KDAPL_NR_EVD_WAIT = 0x08,
+	KDAPL_NR_EVD_POST_SE = 0x09,
+	KDAPL_NR_MAX
+};
+
+/*
+ * Every command is _IOWR with struct kdapl_ioc_head as its nominal type:
+ * the real size is in the head, so a structure may grow without changing
+ * the command number.
+ */
+#define KDAPL_IOC(nr)		_IOWR(KDAPL_IOCTL_TYPE, nr, struct kdapl_ioc_head)
+
+#define KDAPL_IOC_HELLO		KDAPL_IOC(KDAPL_NR_HELLO)
+#define KDAPL_IOC_IA_OPEN	KDAPL_IOC(KDAPL_NR_IA_OPEN)
+#define KDAPL_IOC_IA_CLOSE	KDAPL_IOC(KDAPL_NR_IA_CLOSE)
+#define KDAPL_IOC_IA_QUERY	KDAPL_IOC(KDAPL_NR_IA_QUERY)
+#define KDAPL_IOC_PZ_CREATE	KDAPL_IOC(KDAPL_NR_PZ_CREATE)
+#define KDAPL_IOC_PZ_FREE	KDAPL_IOC(KDAPL_NR_PZ_FREE)
+#define KDAPL_IOC_EVD_CREATE	KDAPL_IOC(KDAPL_NR_EVD_CREATE)
+#define KDAPL_IOC_EVD_FREE	KDAPL_IOC(KDAPL_NR_EVD_FREE)
+#define KDAPL_IOC_EVD_WAIT	KDAPL_IOC(KDAPL_NR_EVD_WAIT)
+#define KDAPL_IOC_EVD_POST_SE	KDAPL_IOC(KDAPL_NR_EVD_POST_SE)
+
+#endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl commands of /dev/kdapl: one table entry per command.
+ *
+ * kdapl_uioctl() reads the argument structure (as long as the head says,
+ * zero-extended or with a zero tail checked, see copy_struct_from_user()),
+ * calls the command's handler with a kernel copy and the file as owner,
+ * and writes the structure back with the DAT_RETURN in its head.  The
+ * handlers see only kernel memory and check every id through the file's
+ * table, every length and count against its limit.
+ *
+ * Locking: handlers run with ufile->lock held, except those marked
+ * KDAPL_UIOCTL_UNLOCKED (the ones that sleep waiting for events), which
+ * take it themselves for their lookups.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/nospec.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kdapl_user.h"
+
+/* The handler may run before the ABI handshake. */
+#define KDAPL_UIOCTL_BEFORE_HELLO	BIT(0)
+/* The handler takes ufile->lock itself. */
+#define KDAPL_UIOCTL_UNLOCKED		BIT(1)
+
+/**
+ * struct kdapl_uioctl_def - a command of /dev/kdapl
+ * @handler: does the command on a kernel copy of the argument; returns
+ *	0 with the DAT_RETURN in *status, or a negative errno for the
+ *	ioctl itself
+ * @size: the size of the argument structure this kernel knows
+ * @min_size: the smallest size a caller may pass (the first ABI's)
+ * @flags: KDAPL_UIOCTL_*
+ */
+struct kdapl_uioctl_def {
+	int (*handler)(struct kdapl_ufile *ufile, void *arg,
+		       DAT_RETURN *status);
+	u32 size;
+	u32 min_size;
+	u32 flags;
+};
+
+union kdapl_uioctl_arg {
+	struct kdapl_ioc_head head;
+	struct kdapl_hello hello;
+	struct kdapl_ia_open ia_open;
+	struct kdapl_obj_free obj_free;
+	struct kdapl_ia_query ia_query;
+	struct kdapl_pz_create pz_create;
+	struct kdapl_evd_create evd_create;
+	struct kdapl_evd_wait evd_wait;
+	struct kdapl_evd_post_se evd_post_se;
+};
+
+static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
+static_assert(sizeof(union kdapl_uioctl_arg) <= 512);
+
+/* The mmap offset of an EVD's ring: its id, in pages. */
+static u64 kdapl_uioctl_ring_offset(const struct kdapl_uobj *uobj)
+{
+	return (u64)uobj->id << PAGE_SHIFT;
+}
+
+static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
+			      DAT_RETURN *status)
+{
+	struct kdapl_hello *h = arg;
+
+	if (h->abi_version != KDAPL_ABI_VERSION) {
+		pr_warn_ratelimited("kdapl: %s[%d] uses /dev/kdapl ABI %u, this module ABI %u\n",
+				    current->comm, task_tgid_vnr(current),
+				    h->abi_version, KDAPL_ABI_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	h->max_ia_name = KDAPL_ABI_NAME_MAX;
+	h->max_private_data = KDAPL_PRIVATE_DATA_MAX;
+	h->event_size = sizeof(struct kdapl_uevent);
+	WRITE_ONCE(ufile->ready, true);
+	*status = DAT_SUCCESS;
+	return 0;
+}
+
+/* A file object for a new kDAT object; on failure the caller frees it. */
+static DAT_RETURN kdapl_uioctl_add(struct kdapl_ufile *ufile,
+				   DAT_HANDLE_TYPE type, DAT_HANDLE handle,
+				   u64 cookie, u32 ia_id,
+				   struct kdapl_uobj **uobjp)
+{
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_alloc(type, handle, cookie);
+	if (!uobj)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	if (kdapl_uobj_insert(ufile, uobj, ia_id)) {
+		kfree(uobj);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	*uobjp = uobj;
+	return DAT_SUCCESS;
+}
+
+/* Give a new EVD of the file its object and its ring. */
+static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
+				       DAT_EVD_HANDLE handle, u32 qlen,
+				       u64 cookie, u32 ia_id,
+				       struct kdapl_uobj **uobjp)
+{
+	struct kdapl_uring *ring;
+	struct kdapl_uobj *uobj;
+	DAT_RETURN ret;
+
+	ring = kdapl_uring_create(ufile, qlen, cookie);
+	if (!ring)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_EVD, handle, cookie,
+			       ia_id, &uobj);
+	if (ret) {
+		kdapl_uring_put(ring);
+		return ret;
+	}
+	uobj->ring = ring;
+	ret = kdapl_uring_attach(ufile, uobj);
+	if (ret) {
+		kdapl_uobj_destroy(ufile, uobj);
+		return ret;
+	}
+	*uobjp = uobj;
+	return DAT_SUCCESS;
+}
+
+static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
+				DAT_RETURN *status)
+{
+	struct kdapl_ia_open *a = arg;
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	struct kdapl_uobj *ia_uobj, *evd_uobj;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+
+	if (strnlen(a->name, sizeof(a->name)) == sizeof(a->name)) {
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		return 0;
+	}
+	ret = kdapl_ia_open(&ufile->owner, a->name, a->async_qlen, &async,
+			    &ia);
+	if (ret)
+		goto out;
+	ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_IA, ia, 0, 0, &ia_uobj);
+	if (ret)
+		goto err_close;
+	ret = kdapl_uioctl_add_evd(ufile, async, a->async_qlen,
+				   a->async_cookie, ia_uobj->id, &evd_uobj);
+	if (ret)
+		goto err_uobj;
+	a->ia_id = ia_uobj->id;
+	a->async_evd_id = evd_uobj->id;
+	a->async_ring_size = evd_uobj->ring->size;
+	a->async_ring_offset = kdapl_uioctl_ring_offset(evd_uobj);
+	goto out;
+
+err_uobj:
+	kdapl_uobj_destroy(ufile, ia_uobj);
+err_close:
+	kdapl_ia_close(&ufile->owner, ia, DAT_CLOSE_ABRUPT_FLAG);
+out:
+	*status = ret;
+	return 0;
+}
+
+static int kdapl_uioctl_ia_close(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_obj_free *a = arg;
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_IA);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	*status = kdapl_ia_close(&ufile->owner, uobj->handle, a->flags);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_drop_ia(ufile, uobj->ia_id);
+	return 0;
+}
+
+static void kdapl_uioctl_copy_ia_attr(struct kdapl_ia_query *a,
+				      const DAT_IA_ATTR *attr)
+{
+	strscpy(a->adapter_name, attr->adapter_name, sizeof(a->adapter_name));
+	strscpy(a->vendor_name, attr->vendor_name, sizeof(a->vendor_name));
+	if (attr->ia_address_ptr)
+		memcpy(a->addr, attr->ia_address_ptr,
+		       min(sizeof(a->addr), sizeof(DAT_SOCK_ADDR)));
+	a->hardware_version_major = attr->hardware_version_major;
+	a->hardware_version_minor = attr->hardware_version_minor;
+	a->firmware_version_major = attr->firmware_version_major;
+	a->firmware_version_minor = attr->firmware_version_minor;
+	a->max_eps = attr->max_eps;
+	a->max_dto_per_ep = attr->max_dto_per_ep;
+	a->max_rdma_read_per_ep_in = attr->max_rdma_read_per_ep_in;
+	a->max_rdma_read_per_ep_out = attr->max_rdma_read_per_ep_out;
+	a->max_evds = attr->max_evds;
+	a->max_evd_qlen = attr->max_evd_qlen;
+	a->max_iov_segments_per_dto = attr->max_iov_segments_per_dto;
+	a->max_lmrs = attr->max_lmrs;
+	a->max_lmr_block_size = attr->max_lmr_block_size;
+	a->max_lmr_virtual_address = attr->max_lmr_virtual_address;
+	a->max_pzs = attr->max_pzs;
+	a->max_rmrs = attr->max_rmrs;
+	a->max_message_size = attr->max_message_size;
+	a->max_rdma_size = attr->max_rdma_size;
+	a->max_rmr_target_address = attr->max_rmr_target_address;
+	a->max_srqs = attr->max_srqs;
+	a->max_ep_per_srq = attr->max_ep_per_srq;
+	a->max_recv_per_srq = attr->max_recv_per_srq;
+	a->max_iov_segments_per_rdma_read = attr->max_iov_segments_per_rdma_read;
+	a->max_iov_segments_per_rdma_write =
+		attr->max_iov_segments_per_rdma_write;
+	a->max_rdma_read_in = attr->max_rdma_read_in;
+	a->max_rdma_read_out = attr->max_rdma_read_out;
+	a->zb_supported = attr->zb_supported;
+}
+
+static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_ia_query *a = arg;
+	struct kdapl_uobj *uobj;
+	DAT_IA_ATTR *attr;
+
+	uobj = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	if (!attr)
+		return -ENOMEM;
+	*status = kdapl_ia_query(&ufile->owner, uobj->handle, NULL,
+				 DAT_IA_FIELD_ALL, attr, 0, NULL);
+	if (*status == DAT_SUCCESS)
+		kdapl_uioctl_copy_ia_attr(a, attr);
+	kfree(attr);
+	return 0;
+}
+
+static int kdapl_uioctl_pz_create(struct kdapl_ufile *ufile, void *arg,
+				  DAT_RETURN *status)
+{
+	struct kdapl_pz_create *a = arg;
+	struct kdapl_uobj *ia, *uobj;
+	DAT_PZ_HANDLE pz;
+	DAT_RETURN ret;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	if (!ia) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	ret = kdapl_pz_create(&ufile->owner, ia->handle, &pz);
+	if (!ret) {
+		ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_PZ, pz, 0, ia->id,
+				       &uobj);
+		if (ret)
+			kdapl_pz_free(&ufile->owner, pz);
+		else
+			a->pz_id = uobj->id;
+	}
+	*status = ret;
+	return 0;
+}
+
+static int kdapl_uioctl_pz_free(struct kdapl_ufile *ufile, void *arg,
+				DAT_RETURN *status)
+{
+	struct kdapl_obj_free *a = arg;
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_PZ);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+		return 0;
+	}
+	*status = kdapl_pz_free(&ufile->owner, uobj->handle);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, uobj);
+	return 0;
+}
+
+static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
+				   DAT_RETURN *status)
+{
+	struct kdapl_evd_create *a = arg;
+	struct kdapl_uobj *ia, *uobj;
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN ret;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	if (!ia) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	ret = kdapl_evd_kcreate(&ufile->owner, ia->handle, a->qlen,
+				DAT_UPCALL_DISABLE, NULL, a->flags, &evd);
+	if (!ret) {
+		ret = kdapl_uioctl_add_evd(ufile, evd, a->qlen, a->cookie,
+					   ia->id, &uobj);
+		if (ret) {
+			kdapl_evd_free(&ufile->owner, evd);
+		} else {
+			a->evd_id = uobj->id;
+			a->entries = uobj->ring->entries;
+			a->ring_size = uobj->ring->size;
+			a->ring_offset = kdapl_uioctl_ring_offset(uobj);
+		}
+	}
+	*status = ret;
+	return 0;
+}
+
+static int kdapl_uioctl_evd_free(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_obj_free *a = arg;
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	*status = kdapl_evd_free(&ufile->owner, uobj->handle);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, uobj);
+	return 0;
+}
+
+/* Unlocked: sleeps without the file's lock, on a reference to the ring. */
+static int kdapl_uioctl_evd_wait(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_evd_wait *a = arg;
+	struct kdapl_uring *ring = NULL;
+	struct kdapl_uobj *uobj;
+
+	mutex_lock(&ufile->lock);
+	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
+	if (uobj) {
+		ring = uobj->ring;
+		kref_get(&ring->ref);
+	}
+	mutex_unlock(&ufile->lock);
+	if (!ring) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	if (a->threshold <= 0)
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	else
+		*status = kdapl_uring_wait(ring, a->threshold, a->timeout_us,
+					   &a->count);
+	kdapl_uring_put(ring);
+	return 0;
+}
+
+static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
+				    DAT_RETURN *status)
+{
+	struct kdapl_evd_post_se *a = arg;
+	struct kdapl_uobj *uobj;
+	DAT_EVENT event = {
+		.event_number = DAT_SOFTWARE_EVENT,
+	};
+
+	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	/* An opaque value of the process, never dereferenced here. */
+	event.event_data.software_event_data.pointer =
+		(DAT_PVOID)(uintptr_t)a->pointer;
+	*status = kdapl_evd_post_se(&ufile->owner, uobj->handle, &event);
+	return 0;
+}
+
+#define KDAPL_UIOCTL(nr, fn, type, fl)					\
+	[KDAPL_NR_##nr] = {						\
+		.handler = kdapl_uioctl_##fn,				\
+		.size = sizeof(struct type),				\
+		.min_size = sizeof(struct type),			\
+		.flags = (fl),						\
+	}
+
+static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
+	KDAPL_UIOCTL(HELLO, hello, kdapl_hello,
+		     KDAPL_UIOCTL_BEFORE_HELLO),
+	KDAPL_UIOCTL(IA_OPEN, ia_open, kdapl_ia_open, 0),
+	KDAPL_UIOCTL(IA_CLOSE, ia_close, kdapl_obj_free, 0),
+	KDAPL_UIOCTL(IA_QUERY, ia_query, kdapl_ia_query, 0),
+	KDAPL_UIOCTL(PZ_CREATE, pz_create, kdapl_pz_create, 0),
+	KDAPL_UIOCTL(PZ_FREE, pz_free, kdapl_obj_free, 0),
+	KDAPL_UIOCTL(EVD_CREATE, evd_create, kdapl_evd_create, 0),
+	KDAPL_UIOCTL(EVD_FREE, evd_free, kdapl_obj_free, 0),
+	KDAPL_UIOCTL(EVD_WAIT, evd_wait, kdapl_evd_wait,
+		     KDAPL_UIOCTL_UNLOCKED),
+	KDAPL_UIOCTL(EVD_POST_SE, evd_post_se, kdapl_evd_post_se, 0),
+};
+
+/* The command's entry, or NULL for an unknown command. */
+static const struct kdapl_uioctl_def *kdapl_uioctl_find(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (cmd != KDAPL_IOC(nr) || nr >= KDAPL_NR_MAX)
+		return NULL;
+	nr = array_index_nospec(nr, KDAPL_NR_MAX);
+	return kdapl_uioctls[nr].handler ? &kdapl_uioctls[nr] : NULL;
+}
+
+/**
+ * kdapl_uioctl() - run an ioctl command of /dev/kdapl
+ * @ufile: the file, used by the process that opened it
+ * @cmd: the command
+ * @uarg: the argument structure in user memory
+ *
+ * Context: process context, may sleep.
+ * Return: 0 (the DAT outcome is in the argument's head), -ENOTTY for an
+ * unknown command, -EPROTO before the handshake, -EFAULT, -EINVAL for a
+ * size out of range, -E2BIG for a non-zero tail the kernel does not know,
+ * or the handler's errno.
+ */
+long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
+		  void __user *uarg)
+{
+	const struct kdapl_uioctl_def *def;
+	union kdapl_uioctl_arg arg;
+	DAT_RETURN status = DAT_SUCCESS;
+	u32 usize;
+	int ret;
+
+	def = kdapl_uioctl_find(cmd);
+	if (!def)
+		return -ENOTTY;
+	if (!(def->flags & KDAPL_UIOCTL_BEFORE_HELLO) &&
+	    !READ_ONCE(ufile->ready))
+		return -EPROTO;
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < def->min_size || usize > KDAPL_IOC_MAX_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(&arg, def->size, uarg, usize);
+	if (ret)
+		return ret;
+
+	if (def->flags & KDAPL_UIOCTL_UNLOCKED) {
+		ret = def->handler(ufile, &arg, &status);
+	} else {
+		mutex_lock(&ufile->lock);
+		ret = def->handler(ufile, &arg, &status);
+		mutex_unlock(&ufile->lock);
+	}
+	if (ret)
+		return ret;
+	arg.head.size = usize;
+	arg.head.status = status;
+	if (copy_to_user(uarg, &arg, min_t(u32, usize, def->size)))
+		return -EFAULT;
+	return 0;
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The objects of an open file of /dev/kdapl.
+ *
+ * A file names its objects by ids of its own, allocated cyclically from
+ * 1 so that an id is not reused while the file is open: a stale id finds
+ * nothing rather than a newer object.  Each id maps to the kDAT handle of
+ * the object, looked up with the file as owner, so a handle of another
+ * owner could not be reached even through a corrupted table.
+ *
+ * Locking: ufile->lock serialises insertions and removals; lookups run
+ * under it too (every ioctl that uses an object holds it), so an object
+ * found cannot be destroyed under its user.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/slab.h>
+
+#include "kdapl_user.h"
+
+/* The handle table index of a kDAT handle: unique among live objects. */
+static unsigned long kdapl_uobj_index(DAT_HANDLE handle)
+{
+	return (u32)(uintptr_t)handle;
+}
+
+/**
+ * kdapl_uobj_alloc() - a new object of a file, not yet in its table
+ * @type: DAT_HANDLE_TYPE_* of the kDAT object
+ * @handle: its kDAT handle
+ * @cookie: the caller's cookie for it
+ *
+ * Context: process context.
+ * Return: the object, or NULL without memory.
+ */
+struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
+				    u64 cookie)
+{
+	struct kdapl_uobj *uobj;
+
+	uobj = kzalloc(sizeof(*uobj), GFP_KERNEL_ACCOUNT);
+	if (!uobj)
+		return NULL;
+	uobj->type = type;
+	uobj->handle = handle;
+	uobj->cookie = cookie;
+	return uobj;
+}
+
+/**
+ * kdapl_uobj_insert() - give an object an id in its file
+ * @ufile: the file
+ * @uobj: the object
+ * @ia_id: the id of its IA; 0 for an IA, which gets its own id
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -ENOMEM or -EBUSY (no free id).
+ */
+int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
+		      u32 ia_id)
+{
+	int ret;
+
+	lockdep_assert_held(&ufile->lock);
+	ret = xa_alloc_cyclic(&ufile->objs, &uobj->id, uobj,
+			      XA_LIMIT(1, U32_MAX), &ufile->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		return ret;
+	uobj->ia_id = ia_id ? ia_id : uobj->id;
+	ret = xa_insert(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
+			GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		xa_erase(&ufile->objs, uobj->id);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * kdapl_uobj_cookie() - the cookie a file gave the object of a handle
+ * @ufile: the file
+ * @handle: a kDAT handle, from an event
+ * @cookie: out: the cookie
+ *
+ * Context: any context.
+ * Return: true if the handle is one of the file's objects.
+ */
+bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
+		       u64 *cookie)
+{
+	struct kdapl_uobj *uobj;
+	bool found = false;
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->by_handle, kdapl_uobj_index(handle));
+	if (uobj && READ_ONCE(uobj->handle) == handle) {
+		*cookie = READ_ONCE(uobj->cookie);
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * kdapl_uobj_find() - the object of a file with an id
+ * @ufile: the file
+ * @id: the id the caller gave
+ * @type: the type it must have
+ *
+ * Context: process context, ufile->lock held.
+ * Return: the object, or NULL if the file has none of that id and type.
+ */
+struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
+				   DAT_HANDLE_TYPE type)
+{
+	struct kdapl_uobj *uobj;
+
+	lockdep_assert_held(&ufile->lock);
+	uobj = xa_load(&ufile->objs, id);
+	if (!uobj || uobj->type != type)
+		return NULL;
+	return uobj;
+}
+
+/**
+ * kdapl_uobj_destroy() - forget an object whose kDAT object is gone
+ * @ufile: the file
+ * @uobj: the object, in the table
+ *
+ * Context: process context, ufile->lock held.
+ */
+void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj)
+{
+	lockdep_assert_held(&ufile->lock);
+	xa_erase(&ufile->objs, uobj->id);
+	xa_erase(&ufile->by_handle, kdapl_uobj_index(uobj->handle));
+	if (uobj->ring)
+		kdapl_uring_detach(uobj);
+	kfree_rcu(uobj, rcu);
+}
+
+/**
+ * kdapl_uobj_drop_ia() - forget the objects of a closed IA
+ * @ufile: the file
+ * @ia_id: the IA, already closed, which freed all its kDAT objects
+ *
+ * Context: process context, ufile->lock held.
+ */
+void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id)
+{
+	struct kdapl_uobj *uobj;
+	unsigned long id;
+
+	lockdep_assert_held(&ufile->lock);
+	xa_for_each(&ufile->objs, id, uobj)
+		if (uobj->ia_id == ia_id)
+			kdapl_uobj_destroy(ufile, uobj);
+}
+
+/**
+ * kdapl_uobj_release_all() - forget every object of a released file
+ * @ufile: the file; its IAs are closed already
+ *
+ * Context: process context.
+ */
+void kdapl_uobj_release_all(struct kdapl_ufile *ufile)
+{
+	struct kdapl_uobj *uobj;
+	unsigned long id;
+
+	mutex_lock(&ufile->lock);
+	xa_for_each(&ufile->objs, id, uobj)
+		kdapl_uobj_destroy(ufile, uobj);
+	mutex_unlock(&ufile->lock);
+	xa_destroy(&ufile->objs);
+	xa_destroy(&ufile->by_handle);
+}

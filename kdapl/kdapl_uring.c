@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event rings: how the events of a file's EVDs reach the process.
+ *
+ * Every EVD a file creates gets a ring of struct kdapl_uevent in
+ * vmalloc_user() memory that the process maps.  The kDAT EVD hands each
+ * event to kdapl_uring_sink() as a SINGLE_INSTANCE upcall, which turns it
+ * into a compact event carrying the file's cookies (never a kernel pointer
+ * or handle), writes it into the next slot and publishes it by storing the
+ * tail with release semantics.  The process reads events up to the tail
+ * and gives the slots back by storing the head; dat_evd_dequeue() needs no
+ * system call.
+ *
+ * The kernel trusts nothing in the shared memory: its producer index is
+ * its own (ring->tail), and the head the process writes is read once per
+ * event and only compared, so a process writing garbage can lose or
+ * repeat its own events but never make the kernel write outside the ring.
+ *
+ * A ring holds at least the EVD's queue length.  An event that finds it
+ * full is counted in hdr->overflows and reported once as
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, as DAT asks of an
+ * EVD queue that overflows: the loss is an event, never silent.
+ *
+ * Context: the sink runs in the context kdat.h gives upcalls of the EVD's
+ * kind (bottom halves disabled for DTO EVDs), never with a kdapl lock
+ * held; ring->lock is taken with interrupts disabled.  Waiters sleep in
+ * kdapl_uring_wait() on ring->wait.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "kdapl_user.h"
+
+static void kdapl_uring_release(struct kref *ref)
+{
+	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
+
+	vfree(ring->hdr);
+	kfree(ring);
+}
+
+/**
+ * kdapl_uring_put() - drop a reference to an event ring
+ * @ring: the ring
+ *
+ * Context: any context but hardirq (vfree()).
+ */
+void kdapl_uring_put(struct kdapl_uring *ring)
+{
+	kref_put(&ring->ref, kdapl_uring_release);
+}
+
+/**
+ * kdapl_uring_create() - allocate the event ring of a new EVD
+ * @ufile: the file
+ * @qlen: the EVD's queue length, at least 1
+ * @cookie: the EVD's cookie
+ *
+ * Context: process context.
+ * Return: the ring with one reference, or NULL without memory.
+ */
+struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
+				       u64 cookie)
+{
+	struct kdapl_uring *ring;
+	u32 entries;
+
+	if (qlen > (1U << 24))
+		return NULL;
+	entries = roundup_pow_of_two(max(qlen, 2U));
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring)
+		return NULL;
+	ring->size = PAGE_ALIGN(KDAPL_RING_EVENTS +
+				(size_t)entries * sizeof(struct kdapl_uevent));
+	ring->hdr = vmalloc_user(ring->size);
+	if (!ring->hdr) {
+		kfree(ring);
+		return NULL;
+	}
+	ring->ev = (void *)ring->hdr + KDAPL_RING_EVENTS;
+	ring->entries = entries;
+	ring->hdr->entries = entries;
+	ring->cookie = cookie;
+	ring->ufile = ufile;
+	kref_init(&ring->ref);
+	spin_lock_init(&ring->lock);
+	init_waitqueue_head(&ring->wait);
+	return ring;
+}
+
+/* Events in the ring as the kernel sees it, whatever the head says. */
+static u32 kdapl_uring_count(struct kdapl_uring *ring, u32 tail)
+{
+	u32 n = tail - READ_ONCE(ring->hdr->head);
+
+	return min(n, ring->entries);
+}
+
+static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
+			     const DAT_EVENT *ev)
+{
+	const DAT_ASYNCH_ERROR_EVENT_DATA *async;
+	u64 cookie = 0;
+
+	memset(u, 0, sizeof(*u));
+	u->number = ev->event_number;
+	u->evd_cookie = ring->cookie;
+	switch (ev->event_number) {
+	case DAT_SOFTWARE_EVENT:
+		u->data[0] = (uintptr_t)ev->event_data.software_event_data.pointer;
+		break;
+	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
+	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:
+	case DAT_ASYNC_ERROR_EP_BROKEN:
+	case DAT_ASYNC_ERROR_TIMED_OUT:
+	case DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR:
+		async = &ev->event_data.asynch_error_event_data;
+		kdapl_uobj_cookie(ring->ufile, async->dat_handle, &cookie);
+		u->cookie = cookie;
+		u->status = async->reason;
+		break;
+	default:
+		/* Not for a file yet: the number alone says what happened. */
+		break;
+	}
+}
+
+/* Tell the IA that the EVD lost events, unless it is the async EVD. */
+static void kdapl_uring_report_overflow(struct kdapl_uring *ring,
+					DAT_EVD_HANDLE evd_handle)
+{
+	struct kdapl_evd *evd;
+	struct kdapl_ia *ia;
+
+	if (kdapl_get(&ring->ufile->owner, evd_handle, EVD,
+		      DAT_INVALID_HANDLE_EVD_REQUEST, &evd))
+		return;
+	ia = evd->obj.ia;
+	if (evd != READ_ONCE(ia->async_evd))
+		kdapl_ia_async_event(ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+				     evd_handle, DAT_EVD_OVERFLOW_ERROR);
+	kdapl_object_put(&evd->obj);
+}
+
+/*
+ * The EVD's upcall: one event into the ring.  Runs one at a time per EVD
+ * (SINGLE_INSTANCE); the lock orders it against kdapl_uring_detach().
+ */
+static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
+			     DAT_BOOLEAN more)
+{
+	struct kdapl_uring *ring = data;
+	unsigned long flags;
+	bool report = false;
+	u32 tail, lost;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	tail = ring->tail;
+	if (ring->dead) {
+		/* Freed: the event goes with the EVD. */
+	} else if (kdapl_uring_count(ring, tail) >= ring->entries) {
+		lost = ++ring->overflows;
+		WRITE_ONCE(ring->hdr->overflows, lost);
+		report = lost == 1;
+	} else {
+		kdapl_uring_fill(ring, &ring->ev[tail & (ring->entries - 1)],
+				 ev);
+		WRITE_ONCE(ring->tail, tail + 1);
+		/* The event is written before the process can see it. */
+		smp_store_release(&ring->hdr->tail, tail + 1);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	/* Pairs with the barrier of prepare_to_wait() in the waiter. */
+	if (wq_has_sleeper(&ring->wait))
+		wake_up_interruptible(&ring->wait);
+	if (report)
+		kdapl_uring_report_overflow(ring, ev->evd_handle);
+}
+
+/**
+ * kdapl_uring_attach() - make a new EVD of a file fill its ring
+ * @ufile: the file
+ * @uobj: the EVD, with its ring
+ *
+ * Context: process context, ufile->lock held.
+ * Return: DAT_SUCCESS, or the error of the EVD lookup.
+ */
+DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
+			      struct kdapl_uobj *uobj)
+{
+	struct kdapl_uring *ring = uobj->ring;
+	DAT_UPCALL_OBJECT sink = {
+		.instance_data = ring,
+		.upcall_func = kdapl_uring_sink,
+	};
+	struct kdapl_evd *evd;
+	DAT_RETURN ret;
+
+	lockdep_assert_held(&ufile->lock);
+	ret = kdapl_evd_attach_sink(&ufile->owner, uobj->handle, &sink, &evd);
+	if (ret)
+		return ret;
+	uobj->evd = evd;
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_uring_detach() - the EVD of a ring was freed
+ * @uobj: the file's EVD object, about to go
+ *
+ * Waits for the sink to finish, wakes the waiters (they return
+ * DAT_INVALID_HANDLE) and drops the object's reference; mappings keep
+ * the memory until they go.
+ *
+ * Context: process context, may sleep.
+ */
+void kdapl_uring_detach(struct kdapl_uobj *uobj)
+{
+	struct kdapl_uring *ring = uobj->ring;
+	unsigned long flags;
+
+	if (uobj->evd)
+		kdapl_evd_put_sink(uobj->evd);
+	uobj->evd = NULL;
+	spin_lock_irqsave(&ring->lock, flags);
+	WRITE_ONCE(ring->dead, true);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	wake_up_interruptible_all(&ring->wait);
+	uobj->ring = NULL;
+	kdapl_uring_put(ring);
+}
+
+static void kdapl_uring_vm_open(struct vm_area_struct *vma)
+{
+	struct kdapl_uring *ring = vma->vm_private_data;
+
+	kref_get(&ring->ref);
+}
+
+static void kdapl_uring_vm_close(struct vm_area_struct *vma)
+{
+	kdapl_uring_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct kdapl_uring_vm_ops = {
+	.open = kdapl_uring_vm_open,
+	.close = kdapl_uring_vm_close,
+};
+
+/**
+ * kdapl_uring_mmap() - map an event ring
+ * @ring: the ring, with a reference the mapping takes over on success
+ * @vma: the whole ring, shared; a fork does not copy it
+ *
+ * Context: process context, mmap lock held.
+ * Return: 0, -EINVAL for a wrong size or a private mapping, or the error
+ * of remap_vmalloc_range().
+ */
+int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != ring->size ||
+	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	ret = remap_vmalloc_range(vma, ring->hdr, 0);
+	if (ret)
+		return ret;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_private_data = ring;
+	vma->vm_ops = &kdapl_uring_vm_ops;
+	return 0;
+}
+
+/* May a waiter for @threshold events return? */
+static bool kdapl_uring_ready(struct kdapl_uring *ring, u32 threshold)
+{
+	return READ_ONCE(ring->dead) ||
+	       kdapl_uring_count(ring, READ_ONCE(ring->tail)) >= threshold;
+}
+
+/**
+ * kdapl_uring_wait() - dat_evd_wait() for a ring
+ * @ring: the ring, with a reference held by the caller
+ * @threshold: events to wait for, 1 to the ring's size
+ * @timeout_us: DAT_TIMEOUT: microseconds, or DAT_TIMEOUT_INFINITE
+ * @count: out: events in the ring at return
+ *
+ * The condition is checked after the waiter is queued and every producer
+ * wakes after publishing, so an event that arrives meanwhile is not
+ * missed.
+ *
+ * Context: process context, no lock held; sleeps.
+ * Return: DAT_SUCCESS, DAT_TIMEOUT_EXPIRED, DAT_INTERRUPTED_CALL on a
+ * signal, DAT_INVALID_PARAMETER for a bad threshold, or
+ * DAT_INVALID_HANDLE when the EVD was freed meanwhile.
+ */
+DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
+			    u32 timeout_us, u32 *count)
+{
+	ktime_t timeout = KTIME_MAX;
+	long ret;
+
+	if (!threshold || threshold > ring->entries)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (timeout_us != DAT_TIMEOUT_INFINITE)
+		timeout = ns_to_ktime((u64)timeout_us * NSEC_PER_USEC);
+	ret = wait_event_interruptible_hrtimeout(ring->wait,
+						 kdapl_uring_ready(ring,
+								   threshold),
+						 timeout);
+	*count = kdapl_uring_count(ring, READ_ONCE(ring->tail));
+	if (READ_ONCE(ring->dead))
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (ret == -ETIME)
+		return DAT_TIMEOUT_EXPIRED;
+	if (ret)
+		return DAT_INTERRUPTED_CALL;
+	return DAT_SUCCESS;
+}

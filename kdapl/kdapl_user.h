@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kdapl_user.h - /dev/kdapl: open files, their objects and event rings
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+#ifndef _KDAPL_USER_H
+#define _KDAPL_USER_H
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <rdma/kdapl_ioctl.h>
+
+#include "kdapl.h"
+
+/**
+ * struct kdapl_ufile - an open file of /dev/kdapl
+ * @owner: owns every IA opened through the file (see struct kdapl_owner)
+ * @lock: serialises changes of @objs; ioctls that create or free
+ *	objects hold it across the kDAT call
+ * @objs: the file's objects by id (struct kdapl_uobj)
+ * @by_handle: the same objects by the index of their kDAT handle, for
+ *	the event sinks, which run in any context and read it under RCU
+ * @next_id: where the cyclic id allocation goes on
+ * @tgid: the process that opened the file; calls from others fail
+ * @ready: the ABI handshake succeeded
+ */
+struct kdapl_ufile {
+	struct kdapl_owner owner;
+	struct mutex lock;	/* see above */
+	struct xarray objs;
+	struct xarray by_handle;
+	u32 next_id;
+	struct pid *tgid;
+	bool ready;
+};
+
+/**
+ * struct kdapl_uring - the event ring of an EVD of a file
+ * @ref: the file's object and every mapping hold one
+ * @lock: serialises producers (the sink runs one at a time per EVD, but
+ *	the EVD of an event and the ring's state change together)
+ * @hdr: the shared header, at the start of @size bytes of vmalloc_user()
+ * @ev: the shared event slots
+ * @entries: slots, a power of two
+ * @tail: the producer index; the shared copy is only written
+ * @overflows: events lost because the ring was full
+ * @size: bytes of the mapping
+ * @cookie: the EVD's cookie, put in every event
+ * @wait: dat_evd_wait() and poll() sleep here
+ * @dead: the EVD was freed: waiters return
+ * @ufile: the file, for the cookies of other objects
+ */
+struct kdapl_uring {
+	struct kref ref;
+	spinlock_t lock;	/* see above */
+	struct kdapl_ring_head *hdr;
+	struct kdapl_uevent *ev;
+	u32 entries;
+	u32 tail;
+	u32 overflows;
+	size_t size;
+	u64 cookie;
+	wait_queue_head_t wait;
+	bool dead;
+	struct kdapl_ufile *ufile;
+};
+
+/**
+ * struct kdapl_uobj - an object of a file
+ * @id: its id in the file, never reused while the file is open
+ * @ia_id: the id of its IA (its own for an IA)
+ * @type: DAT_HANDLE_TYPE_*
+ * @handle: the kDAT handle, looked up with the file as owner
+ * @cookie: the caller's cookie, put in events about the object
+ * @evd: for an EVD, the kDAT EVD its ring's sink serves
+ * @ring: for an EVD, its event ring
+ * @rcu: freed after a grace period: event sinks read @handle and
+ *	@cookie under RCU
+ */
+struct kdapl_uobj {
+	u32 id;
+	u32 ia_id;
+	DAT_HANDLE_TYPE type;
+	DAT_HANDLE handle;
+	u64 cookie;
+	struct kdapl_evd *evd;
+	struct kdapl_uring *ring;
+	struct rcu_head rcu;
+};
+
+extern const struct file_operations kdapl_chardev_fops;
+int kdapl_chardev_init(void);
+void kdapl_chardev_exit(void);
+
+long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
+		  void __user *arg);
+
+struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
+				    u64 cookie);
+int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
+		      u32 ia_id);
+struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
+				   DAT_HANDLE_TYPE type);
+bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
+		       u64 *cookie);
+void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj);
+void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id);
+void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
+
+struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
+				       u64 cookie);
+void kdapl_uring_put(struct kdapl_uring *ring);
+DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
+			      struct kdapl_uobj *uobj);
+void kdapl_uring_detach(struct kdapl_uobj *uobj);
+int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
+DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
+			    u32 timeout_us, u32 *count);
+
+#endif /* _KDAPL_USER_H */
