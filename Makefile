@@ -33,6 +33,7 @@ modules:
 
 user:
 	$(MAKE) -C tests/user/dat-constants
+	$(MAKE) -C tests/user/kdapl-dev
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.
@@ -90,4 +91,5 @@ print-kdir:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/user/dat-constants clean || true
+	$(MAKE) -C tests/user/kdapl-dev clean || true
 	rm -rf build

@@ -140,13 +140,14 @@ if [ -n "$debug_dir" ]; then
 fi
 
 # --- Integration tests in both VMs --------------------------------------
-vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal"
+vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev"
+vm_bins=(--bin build/user/kdapl_dev_test)
 echo "== distro VM"
-tests/run-vm.sh --results "$results" distro $vm_tests ||
+tests/run-vm.sh --results "$results" "${vm_bins[@]}" distro $vm_tests ||
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
 	echo "== debug VM"
-	tests/run-vm.sh --results "$results" debug $vm_tests ||
+	tests/run-vm.sh --results "$results" "${vm_bins[@]}" debug $vm_tests ||
 		echo "debug VM tests failed"
 fi
 

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# /dev/kdapl from user space: the ABI handshake, malformed calls, IA, PZ
+# and EVD objects, event rings, waits, mmap rules and isolation between
+# files and across fork (tests/user/kdapl-dev).  Afterwards the module
+# must unload: every file released everything it had.
+
+. /usr/lib/kdapl/lib.sh
+
+kdapl_load
+rdma_add rxe
+[ -c /dev/kdapl ] || die "no /dev/kdapl"
+mode=$(stat -c %a /dev/kdapl)
+expect_eq "$mode" 660 "mode of /dev/kdapl"
+check kdapl_dev_test rxe0-1
+rdma_del rxe0
+kdapl_unload
