@@ -1130,38 +1130,24 @@ static bool kdapl_dto_flush_state(DAT_EP_STATE state)
 }
 
 /*
- * Lock the EP of a handle of @owner for a post, without taking a
- * reference: the
- * caller is in an RCU read-side section from the lookup until it drops
- * ep->lock, and posts only if ep->dto is still there.  That pins
- * everything the post uses: kdapl_ep_destroy() clears ep->dto under
- * ep->lock (kdapl_dto_ep_fini()) before it lets go of the EP's PZ and
- * EVDs, the EP's memory is freed only once it is unpublished and after a
- * grace period (kfree_rcu()), and ep->qp is cleared under ep->lock
- * before the QP is destroyed.  Saves the atomic get and put of
- * kdapl_get() on every post.  Returns the EP with ep->lock held (flags
- * in *@flags), or NULL with *@ret set.
+ * The EP of a handle of @owner for a post, without taking a reference:
+ * the caller is in an RCU read-side section from the lookup until it
+ * drops ep->lock, and posts only if ep->dto is still there once it holds
+ * that lock.  That pins everything the post uses: kdapl_ep_destroy()
+ * clears ep->dto under ep->lock (kdapl_dto_ep_fini()) before it lets go
+ * of the EP's PZ and EVDs, the EP's memory is freed only once it is
+ * unpublished and after a grace period (kfree_rcu()), and ep->qp is
+ * cleared under ep->lock before the QP is destroyed.  Saves the atomic
+ * get and put of kdapl_get() on every post.  Returns NULL for a bad
+ * handle.
  */
 static __always_inline struct kdapl_ep *
-kdapl_dto_ep_lock(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
-		  unsigned long *flags, DAT_RETURN *ret)
+kdapl_dto_ep_find(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
 {
 	struct kdapl_object *obj;
-	struct kdapl_ep *ep;
 
 	obj = kdapl_object_lookup_rcu(owner, ep_handle, DAT_HANDLE_TYPE_EP);
-	if (unlikely(!obj))
-		goto bad;
-	ep = container_of(obj, struct kdapl_ep, obj);
-	spin_lock_irqsave(&ep->lock, *flags);
-	if (likely(ep->dto)) {
-		*ret = DAT_SUCCESS;
-		return ep;
-	}
-	spin_unlock_irqrestore(&ep->lock, *flags);
-bad:
-	*ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return NULL;
+	return obj ? container_of(obj, struct kdapl_ep, obj) : NULL;
 }
 
 /* What a local segment is used for. */
@@ -1386,10 +1372,14 @@ DAT_RETURN kdapl_ep_post_recv(struct kdapl_owner *owner,
 		return kdapl_dto_recv_trace(ep_handle, user_cookie, 0,
 					    num_segments, DAT_INVALID_ARG5);
 
+	ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	rcu_read_lock();
-	ep = kdapl_dto_ep_lock(owner, ep_handle, &flags, &ret);
+	ep = kdapl_dto_ep_find(owner, ep_handle);
 	if (unlikely(!ep))
 		goto out;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (unlikely(!ep->dto))
+		goto unlock;
 	r = &ep->dto->recv;
 	ret = kdapl_dto_recv_check(ep, num_segments, completion_flags);
 	if (unlikely(ret))
@@ -1734,10 +1724,14 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	ret = kdapl_dto_req_args(ep_handle, req);
 	if (unlikely(ret))
 		return ret;
+	ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	rcu_read_lock();
-	ep = kdapl_dto_ep_lock(owner, ep_handle, &flags, &ret);
+	ep = kdapl_dto_ep_find(owner, ep_handle);
 	if (unlikely(!ep))
 		goto out;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (unlikely(!ep->dto))
+		goto unlock;
 	ret = kdapl_dto_req_check(ep, req, &qp);
 	if (unlikely(ret))
 		goto unlock;

@@ -53,7 +53,9 @@ summary() {
 
 # Our own files in diagnostics of a kbuild log, whatever the prefix.
 own_diags() {
-	grep -E "^($top/)?(kdapl|include|tests|build/debug)/[^:]*:[0-9]+:[0-9]*:? *(warning|error)" "$1"
+	# Ours: in our files, or in a kernel header about one of our
+	# functions (sparse reports a lock imbalance where the lock is).
+	grep -E "^($top/)?(kdapl|include|tests|build/debug)/[^:]*:[0-9]+:[0-9]*:? *(warning|error)|(warning|error):.* in '(kdapl|dat)_" "$1"
 }
 
 # kbuild_clean NAME LOG CMD...: the build must succeed with no diagnostic
