@@ -784,7 +784,10 @@ static inline DAT_RETURN kdapl_ep_connected_state(const struct kdapl_ep *ep)
  * @need_sync: the DMA mapping needs syncs around the device's accesses
  *	(a non-coherent or bounced mapping; never for virtual DMA devices)
  * @registered: the registration work request has completed on a QP of
- *	the PZ (see Documentation/objects.rst)
+ *	the PZ (see Documentation/objects.rst); at once for user memory
+ * @user: the memory is a process's, pinned and registered by
+ *	kdapl_umem_register()
+ * @user_pages: pages it pins (the module's count)
  * @rmr_binds: RMR bindings of the LMR, and unbinds not completed yet
  *	(kdapl_rmr.c); dat_lmr_free() refuses while not zero.  Any context.
  * @hash_node: in the PZ's @lmr_hash while the LMR is in its @lmrs
@@ -812,6 +815,8 @@ struct kdapl_lmr {
 	bool cpu_va;
 	bool need_sync;
 	bool registered;
+	bool user;
+	u64 user_pages;
 	atomic_t rmr_binds;
 	struct hlist_node hash_node;
 };
@@ -887,6 +892,9 @@ static inline bool kdapl_lmr_covers(const struct kdapl_lmr *lmr,
 
 void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len,
 			  bool for_cpu);
+DAT_RETURN kdapl_umem_register(struct kdapl_lmr *lmr, struct kdapl_ia *ia);
+void kdapl_umem_release(struct kdapl_lmr *lmr);
+u64 kdapl_umem_pinned_pages(void);
 void kdapl_lmr_sync_sges(struct kdapl_lmr *const *lmrs,
 			 const struct ib_sge *sge, unsigned int n,
 			 bool for_cpu);

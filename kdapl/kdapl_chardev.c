@@ -69,25 +69,22 @@ static long kdapl_chardev_ioctl(struct file *file, unsigned int cmd,
 	return kdapl_uioctl(ufile, cmd, (void __user *)arg);
 }
 
-/* The offset of an event ring is the EVD's id in pages. */
+/*
+ * The offset of an event ring is the EVD's id in pages.  Called with the
+ * mmap lock held, which ioctls that pin memory take under the file's
+ * lock: the ring is found without that lock.
+ */
 static int kdapl_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct kdapl_ufile *ufile = file->private_data;
-	struct kdapl_uring *ring = NULL;
-	struct kdapl_uobj *uobj;
+	struct kdapl_uring *ring;
 	int ret;
 
 	if (!kdapl_chardev_opener(ufile))
 		return -EPERM;
 	if (vma->vm_pgoff > U32_MAX)
 		return -EINVAL;
-	mutex_lock(&ufile->lock);
-	uobj = kdapl_uobj_find(ufile, vma->vm_pgoff, DAT_HANDLE_TYPE_EVD);
-	if (uobj) {
-		ring = uobj->ring;
-		kref_get(&ring->ref);
-	}
-	mutex_unlock(&ufile->lock);
+	ring = kdapl_uring_get(ufile, vma->vm_pgoff);
 	if (!ring)
 		return -EINVAL;
 	ret = kdapl_uring_mmap(ring, vma);

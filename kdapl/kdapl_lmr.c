@@ -15,8 +15,10 @@
  * RTS.  The PZ lists its LMRs by lmr_context for that and for the
  * segment checks of DTOs.
  *
- * kdapl never allocates, frees, pins or unpins the memory of an LMR: the
- * consumer owns it and must keep it until the LMR is freed.
+ * kdapl never allocates, frees, pins or unpins the memory of a kernel
+ * consumer's LMR: the consumer owns it and must keep it until the LMR is
+ * freed.  The LMRs of processes are pinned and registered at once
+ * (kdapl_umem.c).
  *
  * See Documentation/memory.rst.
  *
@@ -254,6 +256,10 @@ static u64 kdapl_lmr_dma_pages(struct scatterlist *sg, int nents)
 /* Undo the DMA mapping and the MR.  IA lock held, or not yet published. */
 static void kdapl_lmr_unmap(struct kdapl_lmr *lmr, struct ib_device *dev)
 {
+	if (lmr->user) {
+		kdapl_umem_release(lmr);
+		return;
+	}
 	if (lmr->mr) {
 		ib_dereg_mr(lmr->mr);
 		lmr->mr = NULL;
@@ -368,6 +374,8 @@ static DAT_RETURN kdapl_lmr_register(struct kdapl_lmr *lmr,
 	DAT_RETURN ret;
 	u64 iova = 0;
 
+	if (lmr->user)
+		return kdapl_umem_register(lmr, ia);
 	switch (lmr->mem_type) {
 	case DAT_MEM_TYPE_SG:
 		ret = kdapl_lmr_use_sg(lmr);
@@ -595,8 +603,12 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	struct kdapl_pz *pz;
 	DAT_RETURN ret;
 
-	/* Kernel and physical addresses, scatterlists: kernel callers only. */
-	if (!kdapl_owner_kernel(owner) && mem_type != DAT_MEM_TYPE_LMR)
+	/*
+	 * Physical addresses and scatterlists come from kernel callers only;
+	 * the virtual addresses of other owners are their processes'.
+	 */
+	if (!kdapl_owner_kernel(owner) && mem_type != DAT_MEM_TYPE_LMR &&
+	    mem_type != DAT_MEM_TYPE_VIRTUAL)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	ret = kdapl_lmr_check_args(mem_type, &region_description, length,
 				   privileges, va_type, optimization,
@@ -621,6 +633,8 @@ DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 	lmr->length = length;
 	lmr->priv = privileges;
 	lmr->va_type = va_type;
+	lmr->user = !kdapl_owner_kernel(owner) &&
+		    mem_type == DAT_MEM_TYPE_VIRTUAL;
 
 	mutex_lock(&ia->lock);
 	ret = kdapl_lmr_install(lmr, ia, pz, orig);

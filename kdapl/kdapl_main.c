@@ -30,6 +30,13 @@ static int kdapl_ias_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kdapl_ias);
 
+static int kdapl_pinned_get(void *data, u64 *val)
+{
+	*val = kdapl_umem_pinned_pages();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kdapl_pinned_fops, kdapl_pinned_get, NULL, "%llu\n");
+
 static int __init kdapl_init(void)
 {
 	int ret;
@@ -40,6 +47,8 @@ static int __init kdapl_init(void)
 		return -ENOMEM;
 	kdapl_debugfs = debugfs_create_dir("kdapl", NULL);
 	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
+	debugfs_create_file_unsafe("user_pinned_pages", 0444, kdapl_debugfs,
+				   NULL, &kdapl_pinned_fops);
 
 	ret = kdapl_device_init();
 	if (ret)

@@ -54,6 +54,7 @@ union kdapl_uioctl_arg {
 	struct kdapl_evd_create evd_create;
 	struct kdapl_evd_wait evd_wait;
 	struct kdapl_evd_post_se evd_post_se;
+	struct kdapl_lmr_create lmr_create;
 };
 
 static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
@@ -111,21 +112,22 @@ static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 				       u64 cookie, u32 ia_id,
 				       struct kdapl_uobj **uobjp)
 {
-	struct kdapl_uring *ring;
 	struct kdapl_uobj *uobj;
 	DAT_RETURN ret;
 
-	ring = kdapl_uring_create(ufile, qlen, cookie);
-	if (!ring)
+	uobj = kdapl_uobj_alloc(DAT_HANDLE_TYPE_EVD, handle, cookie);
+	if (!uobj)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
-	ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_EVD, handle, cookie,
-			       ia_id, &uobj);
-	if (ret) {
-		kdapl_uring_put(ring);
-		return ret;
+	/* Set before the id is published: mmap() finds it without a lock. */
+	uobj->ring = kdapl_uring_create(ufile, qlen, cookie);
+	if (!uobj->ring || kdapl_uobj_insert(ufile, uobj, ia_id)) {
+		if (uobj->ring)
+			kdapl_uring_put(uobj->ring);
+		kfree(uobj);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
 	}
-	uobj->ring = ring;
 	ret = kdapl_uring_attach(ufile, uobj);
 	if (ret) {
 		kdapl_uobj_destroy(ufile, uobj);
@@ -395,6 +397,72 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
+				   DAT_RETURN *status)
+{
+	struct kdapl_lmr_create *a = arg;
+	DAT_REGION_DESCRIPTION region = {
+		.for_va = (void *)(uintptr_t)a->addr,
+	};
+	struct kdapl_uobj *ia, *pz, *uobj;
+	DAT_LMR_CONTEXT lmr_context;
+	DAT_RMR_CONTEXT rmr_context;
+	DAT_VADDR reg_addr;
+	DAT_VLEN reg_len;
+	DAT_LMR_HANDLE lmr;
+	DAT_RETURN ret;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	pz = kdapl_uobj_find(ufile, a->pz_id, DAT_HANDLE_TYPE_PZ);
+	if (!ia || !pz) {
+		*status = dat_error(DAT_INVALID_HANDLE, ia ?
+				    DAT_INVALID_HANDLE_PZ :
+				    DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	if (a->addr != (uintptr_t)a->addr) {
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return 0;
+	}
+	ret = kdapl_lmr_kcreate(&ufile->owner, ia->handle,
+				DAT_MEM_TYPE_VIRTUAL, region, a->length,
+				pz->handle, a->privileges, DAT_VA_TYPE_VA, 0,
+				&lmr, &lmr_context, &rmr_context, &reg_len,
+				&reg_addr);
+	if (!ret) {
+		ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_LMR, lmr,
+				       a->cookie, ia->id, &uobj);
+		if (ret) {
+			kdapl_lmr_free(&ufile->owner, lmr);
+		} else {
+			a->lmr_id = uobj->id;
+			a->lmr_context = lmr_context;
+			a->rmr_context = rmr_context;
+			a->registered_address = reg_addr;
+			a->registered_length = reg_len;
+		}
+	}
+	*status = ret;
+	return 0;
+}
+
+static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_obj_free *a = arg;
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_LMR);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+		return 0;
+	}
+	*status = kdapl_lmr_free(&ufile->owner, uobj->handle);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, uobj);
+	return 0;
+}
+
 #define KDAPL_UIOCTL(nr, fn, type, fl)					\
 	[KDAPL_NR_##nr] = {						\
 		.handler = kdapl_uioctl_##fn,				\
@@ -416,6 +484,8 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UIOCTL(EVD_WAIT, evd_wait, kdapl_evd_wait,
 		     KDAPL_UIOCTL_UNLOCKED),
 	KDAPL_UIOCTL(EVD_POST_SE, evd_post_se, kdapl_evd_post_se, 0),
+	KDAPL_UIOCTL(LMR_CREATE, lmr_create, kdapl_lmr_create, 0),
+	KDAPL_UIOCTL(LMR_FREE, lmr_free, kdapl_obj_free, 0),
 };
 
 /* The command's entry, or NULL for an unknown command. */

@@ -42,7 +42,35 @@ static void kdapl_uring_release(struct kref *ref)
 	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
 
 	vfree(ring->hdr);
-	kfree(ring);
+	/* kdapl_uring_get() may look at it under RCU. */
+	kfree_rcu(ring, rcu);
+}
+
+/**
+ * kdapl_uring_get() - the event ring of an EVD of a file
+ * @ufile: the file
+ * @id: the EVD's id
+ *
+ * Does not take the file's lock (mmap() calls it under the mmap lock).
+ *
+ * Context: process context.
+ * Return: the ring with a reference, or NULL if @id is no EVD of the
+ * file with a ring.
+ */
+struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id)
+{
+	struct kdapl_uring *ring = NULL;
+	struct kdapl_uobj *uobj;
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->objs, id);
+	if (uobj && uobj->type == DAT_HANDLE_TYPE_EVD) {
+		ring = READ_ONCE(uobj->ring);
+		if (ring && !kref_get_unless_zero(&ring->ref))
+			ring = NULL;
+	}
+	rcu_read_unlock();
+	return ring;
 }
 
 /**
@@ -234,7 +262,7 @@ void kdapl_uring_detach(struct kdapl_uobj *uobj)
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	wake_up_interruptible_all(&ring->wait);
-	uobj->ring = NULL;
+	WRITE_ONCE(uobj->ring, NULL);
 	kdapl_uring_put(ring);
 }
 
@@ -322,8 +350,8 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 	if (READ_ONCE(ring->dead))
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (ret == -ETIME)
-		return DAT_TIMEOUT_EXPIRED;
+		return dat_error(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
 	if (ret)
-		return DAT_INTERRUPTED_CALL;
+		return dat_error(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
 	return DAT_SUCCESS;
 }

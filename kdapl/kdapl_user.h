@@ -52,6 +52,7 @@ struct kdapl_ufile {
  * @wait: dat_evd_wait() and poll() sleep here
  * @dead: the EVD was freed: waiters return
  * @ufile: the file, for the cookies of other objects
+ * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
 	struct kref ref;
@@ -66,6 +67,7 @@ struct kdapl_uring {
 	wait_queue_head_t wait;
 	bool dead;
 	struct kdapl_ufile *ufile;
+	struct rcu_head rcu;
 };
 
 /**
@@ -76,7 +78,7 @@ struct kdapl_uring {
  * @handle: the kDAT handle, looked up with the file as owner
  * @cookie: the caller's cookie, put in events about the object
  * @evd: for an EVD, the kDAT EVD its ring's sink serves
- * @ring: for an EVD, its event ring
+ * @ring: for an EVD, its event ring (read under RCU by mmap())
  * @rcu: freed after a grace period: event sinks read @handle and
  *	@cookie under RCU
  */
@@ -113,6 +115,7 @@ void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 				       u64 cookie);
 void kdapl_uring_put(struct kdapl_uring *ring);
+struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id);
 DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
 			      struct kdapl_uobj *uobj);
 void kdapl_uring_detach(struct kdapl_uobj *uobj);

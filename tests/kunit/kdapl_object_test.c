@@ -252,13 +252,14 @@ static void kdapl_never_called(DAT_PVOID data, const DAT_EVENT *event,
 
 /*
  * What only kernel consumers may give: kernel and physical memory, and
- * upcalls (kernel functions).
+ * upcalls (kernel functions).  Another owner's virtual addresses are its
+ * process's: a kernel address is not one.
  */
 static void kdapl_kernel_only_test(struct kunit *test)
 {
 	static const DAT_MEM_TYPE types[] = {
-		DAT_MEM_TYPE_VIRTUAL, DAT_MEM_TYPE_PHYSICAL,
-		DAT_MEM_TYPE_PHYSICAL_VAR_PAGES, DAT_MEM_TYPE_SG,
+		DAT_MEM_TYPE_PHYSICAL, DAT_MEM_TYPE_PHYSICAL_VAR_PAGES,
+		DAT_MEM_TYPE_SG,
 	};
 	const char *const *name = test->param_value;
 	struct kdapl_owner *other = kdapl_test_owner(test);
@@ -292,6 +293,13 @@ static void kdapl_kernel_only_test(struct kunit *test)
 						  NULL),
 				KDAPL_ERR(DAT_INVALID_PARAMETER,
 					  DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test,
+			kdapl_lmr_kcreate(other, oia, DAT_MEM_TYPE_VIRTUAL,
+					  region, PAGE_SIZE, opz,
+					  DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA,
+					  DAT_MEM_OPTIMIZE_DONT_CARE, &lmr, &ctx,
+					  NULL, NULL, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
 	KUNIT_EXPECT_EQ(test, kdapl_evd_kcreate(other, oia, 8,
 						DAT_UPCALL_SINGLE_INSTANCE,
 						&upcall, DAT_EVD_SOFTWARE_FLAG,

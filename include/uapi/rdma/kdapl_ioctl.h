@@ -221,6 +221,44 @@ struct kdapl_evd_post_se {
 	__u64 pointer;
 };
 
+/**
+ * struct kdapl_lmr_create - register memory of the process
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @pz_id: the PZ
+ * @addr: the first byte, an address of the calling process
+ * @length: bytes to register
+ * @privileges: DAT_MEM_PRIV_FLAGS
+ * @reserved: zero
+ * @cookie: put in events about the LMR
+ * @lmr_id: out: the LMR
+ * @lmr_context: out: its local key
+ * @rmr_context: out: its remote key, zero without remote privileges
+ * @reserved2: zero
+ * @registered_address: out: the first byte registered
+ * @registered_length: out: bytes registered
+ *
+ * The pages are pinned until the LMR is freed and no work request can
+ * reach them; they count against RLIMIT_MEMLOCK and the module's
+ * user_pin_max_mb.
+ */
+struct kdapl_lmr_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 pz_id;
+	__u64 addr;
+	__u64 length;
+	__u32 privileges;
+	__u32 reserved;
+	__u64 cookie;
+	__u32 lmr_id;
+	__u32 lmr_context;
+	__u32 rmr_context;
+	__u32 reserved2;
+	__u64 registered_address;
+	__u64 registered_length;
+};
+
 /*
  * The event ring of an EVD, mapped read-write by the process at the
  * offset and size the create call gave:
@@ -295,6 +333,8 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_EVD_FREE = 0x07,
 	KDAPL_NR_EVD_WAIT = 0x08,
 	KDAPL_NR_EVD_POST_SE = 0x09,
+	KDAPL_NR_LMR_CREATE = 0x0a,
+	KDAPL_NR_LMR_FREE = 0x0b,
 	KDAPL_NR_MAX
 };
 
@@ -315,5 +355,7 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_EVD_FREE	KDAPL_IOC(KDAPL_NR_EVD_FREE)
 #define KDAPL_IOC_EVD_WAIT	KDAPL_IOC(KDAPL_NR_EVD_WAIT)
 #define KDAPL_IOC_EVD_POST_SE	KDAPL_IOC(KDAPL_NR_EVD_POST_SE)
+#define KDAPL_IOC_LMR_CREATE	KDAPL_IOC(KDAPL_NR_LMR_CREATE)
+#define KDAPL_IOC_LMR_FREE	KDAPL_IOC(KDAPL_NR_LMR_FREE)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

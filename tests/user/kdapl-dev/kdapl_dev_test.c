@@ -14,38 +14,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <dat2/udat.h>
+#include <linux/capability.h>
 #include <rdma/kdapl_ioctl.h>
 
+#include "tap.h"
+
 static const char *ia_name;
-static int failures;
-static int cases;
-
-/* Print why a check failed; returns -1 for the test's return. */
-#define FAIL(...) fail_msg(__func__, __LINE__, __VA_ARGS__)
-
-static int fail_msg(const char *fn, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# %s:%d: ", fn, line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	return -1;
-}
 
 /* One ioctl; returns -errno or the DAT status in the head. */
 static long call(int fd, unsigned long cmd, void *arg, size_t size)
@@ -60,9 +47,6 @@ static long call(int fd, unsigned long cmd, void *arg, size_t size)
 }
 
 #define CALL(fd, nr, s) call(fd, KDAPL_IOC_##nr, &(s), sizeof(s))
-
-/* The status of an error of a type and subtype, as the kernel gives it. */
-#define ERR(type, sub) ((long)(DAT_CLASS_ERROR | (type) | (sub)))
 
 static int dev_open(void)
 {
@@ -162,7 +146,7 @@ static int test_handshake(void)
 		return FAIL("hello: %#lx", ret);
 	if (hello.event_size != sizeof(struct kdapl_uevent))
 		return FAIL("%u",
-	      hello.event_size);
+			    hello.event_size);
 	if (hello.max_ia_name != KDAPL_ABI_NAME_MAX)
 		return FAIL("%u", hello.max_ia_name);
 	close(fd);
@@ -244,10 +228,10 @@ static int test_ia(void)
 		return FAIL("query: %#lx", ret);
 	if (strncmp(q.adapter_name, ia_name, 3))
 		return FAIL("adapter %s",
-	      q.adapter_name);
+			    q.adapter_name);
 	if (!(q.max_eps > 0 && q.max_evd_qlen > 0))
 		return FAIL("%d %d", q.max_eps,
-	      q.max_evd_qlen);
+			    q.max_evd_qlen);
 	q.ia_id = ia.async_id;
 	ret = CALL(fd, IA_QUERY, q);
 	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA))
@@ -367,15 +351,15 @@ static int test_ring(void)
 			return FAIL("%#x", ev.number);
 		if (ev.data[0] != 100 + i)
 			return FAIL("%llu",
-		      (unsigned long long)ev.data[0]);
+				    (unsigned long long)ev.data[0]);
 		if (ev.evd_cookie != 0xc0ffee)
 			return FAIL("cookie %#llx",
-		      (unsigned long long)ev.evd_cookie);
+				    (unsigned long long)ev.evd_cookie);
 	}
 	if (ring_pop(&r, &ev) != 0)
 		return FAIL("empty");
 	ret = evd_wait(fd, id, 1, 20000, &n);
-	if (!(ret == DAT_TIMEOUT_EXPIRED && n == 0))
+	if (ret != ERR(DAT_TIMEOUT_EXPIRED, 0) || n != 0)
 		return FAIL("%#lx %u", ret, n);
 	ret = evd_wait(fd, id, 0, 0, NULL);
 	if (DAT_GET_TYPE(ret) != DAT_INVALID_PARAMETER)
@@ -403,7 +387,7 @@ static int test_ring(void)
 		return FAIL("%#x", ev.number);
 	if (!(ev.cookie == 0xc0ffee && ev.evd_cookie == 0xa5))
 		return FAIL("cookies %#llx %#llx", (unsigned long long)ev.cookie,
-	      (unsigned long long)ev.evd_cookie);
+			    (unsigned long long)ev.evd_cookie);
 
 	/* A head the process wrote as garbage confuses only itself. */
 	r.hdr->head = 0x80000000u;
@@ -480,7 +464,7 @@ static int test_wait_wakeup(void)
 	ret = CALL(fd, EVD_FREE, f);
 	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
 		return FAIL("free async: %#lx",
-	      ret);
+			    ret);
 	munmap(r.hdr, r.size);
 	close(fd);
 	return 0;
@@ -577,18 +561,240 @@ static int test_isolation(void)
 	return 0;
 }
 
-static void run(const char *name, int (*fn)(void))
+/* The process's pinned memory (pinned_vm), in KiB. */
+static long vm_pin_kb(void)
 {
-	int ret = fn();
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
 
-	cases++;
-	if (ret) {
-		failures++;
-		printf("not ok %d %s\n", cases, name);
-	} else {
-		printf("ok %d %s\n", cases, name);
-	}
-	fflush(stdout);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Pages all user LMRs pin, by the module's count. */
+static long module_pinned(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/kdapl/user_pinned_pages", "r");
+	long n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+static int set_pin_cap_mb(unsigned int mb)
+{
+	FILE *f = fopen("/sys/module/kdapl/parameters/user_pin_max_mb", "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%u\n", mb);
+	return fclose(f);
+}
+
+static long lmr_create(int fd, struct ia *ia, __u32 pz_id, void *addr,
+		       __u64 len, __u32 priv, struct kdapl_lmr_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ia_id = ia->ia_id;
+	c->pz_id = pz_id;
+	c->addr = (uintptr_t)addr;
+	c->length = len;
+	c->privileges = priv;
+	return CALL(fd, LMR_CREATE, *c);
+}
+
+static long obj_free(int fd, unsigned long cmd, __u32 id)
+{
+	struct kdapl_obj_free f = { .id = id };
+
+	return call(fd, cmd, &f, sizeof(f));
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define PRIV_RW	(DAT_MEM_PRIV_LOCAL_WRITE_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG | \
+		 DAT_MEM_PRIV_REMOTE_READ_FLAG)
+
+static int test_lmr(void)
+{
+	struct kdapl_lmr_create small, big, c;
+	struct kdapl_pz_create pz = { 0 };
+	long pin0, mod0, ret;
+	void *a, *b;
+	struct ia ia;
+	int fd = dev_open();
+
+	a = map_anon(64 << 10);
+	b = map_anon(4 << 20);
+	if (fd < 0 || !a || !b || ia_open(fd, &ia, 0))
+		return FAIL("set-up");
+	pz.ia_id = ia.ia_id;
+	if (CALL(fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return FAIL("pz");
+	pin0 = vm_pin_kb();
+	mod0 = module_pinned();
+	if (pin0 < 0 || mod0 < 0)
+		return FAIL("no VmPin or module count: %ld %ld", pin0, mod0);
+
+	ret = lmr_create(fd, &ia, pz.pz_id, a, 64 << 10, PRIV_RW, &small);
+	if (ret != DAT_SUCCESS)
+		return FAIL("64 KiB: %#lx", ret);
+	if (!small.lmr_context || !small.rmr_context ||
+	    small.registered_address != (uintptr_t)a ||
+	    small.registered_length != 64 << 10)
+		return FAIL("64 KiB outputs");
+	/* 1024 pages: more than rxe's fast-registration limit of 512. */
+	ret = lmr_create(fd, &ia, pz.pz_id, b, 4 << 20,
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &big);
+	if (ret != DAT_SUCCESS)
+		return FAIL("4 MiB: %#lx", ret);
+	if (big.rmr_context)
+		return FAIL("remote key without remote privileges");
+	if (vm_pin_kb() != pin0 + 64 + 4096)
+		return FAIL("VmPin %ld, expected %ld", vm_pin_kb(),
+			    pin0 + 64 + 4096);
+	if (module_pinned() != mod0 + 16 + 1024)
+		return FAIL("module count %ld", module_pinned());
+
+	/* In use: the PZ stays. */
+	ret = obj_free(fd, KDAPL_IOC_PZ_FREE, pz.pz_id);
+	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
+		return FAIL("PZ free with LMRs: %#lx", ret);
+	if (obj_free(fd, KDAPL_IOC_LMR_FREE, big.lmr_id) != DAT_SUCCESS)
+		return FAIL("free");
+	if (obj_free(fd, KDAPL_IOC_LMR_FREE, big.lmr_id) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR))
+		return FAIL("second free");
+	if (vm_pin_kb() != pin0 + 64 || module_pinned() != mod0 + 16)
+		return FAIL("after free: VmPin %ld module %ld", vm_pin_kb(),
+			    module_pinned());
+
+	/* Not memory of the process: refused, nothing pinned. */
+	ret = lmr_create(fd, &ia, pz.pz_id, NULL, 4096, 0, &c);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("NULL: %#lx", ret);
+	ret = lmr_create(fd, &ia, pz.pz_id, (void *)0xffff888000000000ul,
+			 4096, 0, &c);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("kernel address: %#lx", ret);
+	ret = lmr_create(fd, &ia, pz.pz_id, (void *)(~0ul - 100), 4096, 0,
+			 &c);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("wrapping range: %#lx", ret);
+	ret = lmr_create(fd, &ia, pz.pz_id, a, 0, 0, &c);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
+		return FAIL("zero length: %#lx", ret);
+	ret = lmr_create(fd, &ia, ia.async_id, a, 4096, 0, &c);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ))
+		return FAIL("EVD id as PZ: %#lx", ret);
+	if (vm_pin_kb() != pin0 + 64 || module_pinned() != mod0 + 16)
+		return FAIL("refusals pinned something");
+
+	/* The module's cap binds root too. */
+	if (set_pin_cap_mb(1))
+		return FAIL("cannot set user_pin_max_mb");
+	ret = lmr_create(fd, &ia, pz.pz_id, b, 2 << 20, 0, &c);
+	set_pin_cap_mb(0);
+	if (ret != ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY))
+		return FAIL("over the module cap: %#lx", ret);
+	if (vm_pin_kb() != pin0 + 64 || module_pinned() != mod0 + 16)
+		return FAIL("over the cap pinned something");
+
+	/*
+	 * Releasing the file unpins what it still has.  A ring mapping
+	 * keeps the file open: the file goes with the last of close() and
+	 * munmap().
+	 */
+	close(fd);
+	if (vm_pin_kb() != pin0 + 64)
+		return FAIL("released with a ring mapped: VmPin %ld",
+			    vm_pin_kb());
+	munmap(ia.async.hdr, ia.async.size);
+	if (vm_pin_kb() != pin0 || module_pinned() != mod0)
+		return FAIL("after release: VmPin %ld module %ld", vm_pin_kb(),
+			    module_pinned());
+	munmap(a, 64 << 10);
+	munmap(b, 4 << 20);
+	return 0;
+}
+
+/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK applies. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/* In a child: RLIMIT_MEMLOCK of 256 KiB without CAP_IPC_LOCK. */
+static int rlimit_child(void)
+{
+	struct rlimit rl = { 256 << 10, 256 << 10 };
+	struct kdapl_pz_create pz = { 0 };
+	struct kdapl_lmr_create c;
+	void *b = map_anon(1 << 20);
+	struct ia ia;
+	long pin0;
+	int fd;
+
+	if (!b || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	fd = dev_open();
+	if (fd < 0 || ia_open(fd, &ia, 0))
+		return 11;
+	pz.ia_id = ia.ia_id;
+	if (CALL(fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return 12;
+	pin0 = vm_pin_kb();
+	if (lmr_create(fd, &ia, pz.pz_id, b, 1 << 20, 0, &c) !=
+	    ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY))
+		return 13;
+	if (vm_pin_kb() != pin0)
+		return 14;
+	if (lmr_create(fd, &ia, pz.pz_id, b, 128 << 10, 0, &c) !=
+	    DAT_SUCCESS)
+		return 15;
+	if (vm_pin_kb() != pin0 + 128)
+		return 16;
+	munmap(ia.async.hdr, ia.async.size);
+	close(fd);
+	return vm_pin_kb() == pin0 ? 0 : 17;
+}
+
+static int test_lmr_rlimit(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid)
+		_exit(rlimit_child());
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return FAIL("fork");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return FAIL("child status %#x", st);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -598,16 +804,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..8\n");
-	run("handshake", test_handshake);
-	run("malformed", test_malformed);
-	run("ia", test_ia);
-	run("pz", test_pz);
-	run("ring", test_ring);
-	run("wait_wakeup", test_wait_wakeup);
-	run("mmap_rules", test_mmap_rules);
-	run("isolation", test_isolation);
-	printf("# kdapl_dev_test: %d passed, %d failed\n", cases - failures,
-	       failures);
-	return failures ? 1 : 0;
+	printf("TAP version 13\n1..10\n");
+	tap_run("handshake", test_handshake);
+	tap_run("malformed", test_malformed);
+	tap_run("ia", test_ia);
+	tap_run("pz", test_pz);
+	tap_run("ring", test_ring);
+	tap_run("wait_wakeup", test_wait_wakeup);
+	tap_run("mmap_rules", test_mmap_rules);
+	tap_run("isolation", test_isolation);
+	tap_run("lmr", test_lmr);
+	tap_run("lmr_rlimit", test_lmr_rlimit);
+	return tap_done("kdapl_dev_test");
 }

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User memory: the LMRs a process of /dev/kdapl registers.
+ *
+ * A process registers its own virtual memory (DAT_MEM_TYPE_VIRTUAL with a
+ * user address).  ib_reg_user_mr() pins the pages of the calling process
+ * for the life of the MR (FOLL_LONGTERM), charges them to the process's
+ * pinned_vm against RLIMIT_MEMLOCK (rxe waives the limit for
+ * CAP_IPC_LOCK, siw of 6.1 does not), and registers them for local and,
+ * where the privileges ask, remote access.  Unlike kernel LMRs there is
+ * no fast registration, so the device's fast-registration page list
+ * limit (512 pages on rxe) does not cap a user LMR: the device's MR size
+ * does.  The MR is valid at once.
+ *
+ * On top of the per-process limit, every process's registrations count
+ * against one module-wide cap (user_pin_max_mb), which binds root too.
+ * The pages stay pinned until the LMR's MR is deregistered, which
+ * dat_lmr_free() does only once no work request can reach the memory
+ * (kdapl_lmr_forget()).
+ *
+ * Context: process context, in the process that owns the memory.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <rdma/ib_verbs.h>
+
+#include "kdapl.h"
+
+static unsigned int user_pin_max_mb;
+module_param(user_pin_max_mb, uint, 0644);
+MODULE_PARM_DESC(user_pin_max_mb,
+		 "MiB of memory all processes together may register through /dev/kdapl (0: half of RAM); binds CAP_IPC_LOCK too");
+
+/* Pages pinned by every user LMR. */
+static atomic64_t kdapl_umem_pinned = ATOMIC64_INIT(0);
+
+static u64 kdapl_umem_limit(void)
+{
+	unsigned int mb = READ_ONCE(user_pin_max_mb);
+
+	if (!mb)
+		return totalram_pages() / 2;
+	return (u64)mb << (20 - PAGE_SHIFT);
+}
+
+/**
+ * kdapl_umem_pinned_pages() - pages all user LMRs pin
+ *
+ * Context: any context.
+ * Return: the module's count.
+ */
+u64 kdapl_umem_pinned_pages(void)
+{
+	return atomic64_read(&kdapl_umem_pinned);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_umem_pinned_pages);
+
+static bool kdapl_umem_charge(u64 npages)
+{
+	if (atomic64_add_return(npages, &kdapl_umem_pinned) <=
+	    kdapl_umem_limit())
+		return true;
+	atomic64_sub(npages, &kdapl_umem_pinned);
+	return false;
+}
+
+static DAT_RETURN kdapl_umem_error(long err)
+{
+	switch (err) {
+	case -EFAULT:
+	case -EINVAL:
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	case -ENOMEM:
+	case -EPERM:
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	default:
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY_REGION);
+	}
+}
+
+/**
+ * kdapl_umem_register() - pin and register the user memory of an LMR
+ * @lmr: the new LMR: region.for_va is an address of the calling process
+ * @ia: its IA, locked
+ *
+ * Context: process context, the IA lock held.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG3) for a range that
+ * wraps, is not user memory or is not mapped, (ARG4) for a length beyond
+ * the device's MR size; DAT_INSUFFICIENT_RESOURCES (MEMORY) over
+ * RLIMIT_MEMLOCK or the module's cap, nothing pinned.
+ */
+DAT_RETURN kdapl_umem_register(struct kdapl_lmr *lmr, struct kdapl_ia *ia)
+{
+	u64 va = (u64)(uintptr_t)lmr->region.for_va;
+	u64 len = lmr->length, end, npages;
+	struct ib_mr *mr;
+
+	lockdep_assert_held(&ia->lock);
+	if (check_add_overflow(va, len, &end) ||
+	    !access_ok((void __user *)(uintptr_t)va, len))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (len > ia->ibdev->attrs.max_mr_size)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	npages = (PAGE_ALIGN(end) - (va & PAGE_MASK)) >> PAGE_SHIFT;
+	if (!kdapl_umem_charge(npages))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+
+	lmr->access = kdapl_mem_access(ia, lmr->priv);
+	mr = ib_reg_user_mr(lmr->pz->pd, va, len, va, lmr->access);
+	if (IS_ERR(mr)) {
+		atomic64_sub(npages, &kdapl_umem_pinned);
+		return kdapl_umem_error(PTR_ERR(mr));
+	}
+	lmr->mr = mr;
+	lmr->user_pages = npages;
+	lmr->lmr_context = mr->lkey;
+	lmr->rmr_context = lmr->priv & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
+					DAT_MEM_PRIV_REMOTE_WRITE_FLAG) ?
+			   mr->rkey : 0;
+	lmr->registered_address = va;
+	lmr->registered_size = len;
+	/* The MR addresses the memory by its user addresses. */
+	lmr->sge_lkey = mr->lkey;
+	lmr->sge_offset = 0;
+	lmr->cpu_va = false;
+	lmr->need_sync = false;
+	WRITE_ONCE(lmr->registered, true);
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_umem_release() - deregister and unpin the memory of a user LMR
+ * @lmr: the LMR; no work request can reach its memory any more
+ *
+ * Context: process context (any process: pinned_vm is the owner's).
+ */
+void kdapl_umem_release(struct kdapl_lmr *lmr)
+{
+	if (lmr->mr) {
+		ib_dereg_mr(lmr->mr);
+		lmr->mr = NULL;
+	}
+	atomic64_sub(lmr->user_pages, &kdapl_umem_pinned);
+	lmr->user_pages = 0;
+}
