@@ -2,7 +2,8 @@
 #
 # kdapl top-level Makefile.
 #
-#   make            build kdapl.ko against KDIR and the user-space programs
+#   make            build kdapl.ko against KDIR, udapl-shim and the user-space
+#                   test programs
 #   make demo       set up, build, boot a VM and show the Interface Adapters
 #   make check      set up, build, static checks, KUnit and VM tests
 #   make bench      kdapl against raw verbs in the VM: prints a table
@@ -22,18 +23,22 @@ KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
 DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh debug)/build
 KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
-.PHONY: all modules user clean setup check demo bench debug-modules \
+.PHONY: all modules shim user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
 	vm-test vm-shell kunit print-kdir
 
-all: modules user
+all: modules shim user
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+shim:
+	$(MAKE) -C udapl-shim
+
 user:
 	$(MAKE) -C tests/user/dat-constants
 	$(MAKE) -C tests/user/kdapl-dev
+	$(MAKE) -C tests/user/shim
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.
@@ -92,4 +97,6 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/user/dat-constants clean || true
 	$(MAKE) -C tests/user/kdapl-dev clean || true
+	$(MAKE) -C tests/user/shim clean || true
+	$(MAKE) -C udapl-shim clean || true
 	rm -rf build

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shim_test: udapl-shim as a uDAPL program reaches it, through Debian's
+ * libdat2 and a dat.conf (DAT_OVERRIDE) naming libdaplkdapl.so.2.
+ *
+ *   DAT_OVERRIDE=dat.conf shim_test IA_NAME
+ *
+ * Runs in the test VM with kdapl loaded.  TAP output; the exit status is
+ * 0 only if every case passed.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <dat2/udat.h>
+
+#include "tap.h"
+
+static char *ia_name;
+
+static int open_ia(DAT_IA_HANDLE *ia, DAT_EVD_HANDLE *async)
+{
+	DAT_RETURN ret;
+
+	*async = DAT_HANDLE_NULL;
+	ret = dat_ia_open(ia_name, 8, async, ia);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_ia_open: %#x", ret);
+	return 0;
+}
+
+static int test_open_close(void)
+{
+	DAT_PROVIDER_ATTR pattr;
+	DAT_EVD_HANDLE async, a2;
+	DAT_IA_ATTR attr;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+	int i;
+
+	ret = dat_ia_open("no-such-ia", 8, &async, &ia);
+	if (DAT_GET_TYPE(ret) != DAT_PROVIDER_NOT_FOUND)
+		return FAIL("unknown IA: %#x", ret);
+	/* The library is loaded and unloaded with each first open. */
+	for (i = 0; i < 3; i++) {
+		if (open_ia(&ia, &async))
+			return -1;
+		if (!async)
+			return FAIL("no async EVD");
+		ret = dat_ia_query(ia, &a2, DAT_IA_FIELD_ALL, &attr,
+				   DAT_PROVIDER_FIELD_ALL, &pattr);
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_ia_query: %#x", ret);
+		if (a2 != async)
+			return FAIL("async EVD %p, query %p", async, a2);
+		if (strncmp(attr.adapter_name, ia_name, 3))
+			return FAIL("adapter %s", attr.adapter_name);
+		if (attr.max_evd_qlen <= 0 || !attr.ia_address_ptr)
+			return FAIL("attributes");
+		if (pattr.dapl_version_major != 2 ||
+		    pattr.dapl_version_minor != 0 || pattr.is_thread_safe)
+			return FAIL("provider attributes");
+		ret = dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG);
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_ia_close: %#x", ret);
+	}
+	return 0;
+}
+
+static int test_pz(void)
+{
+	DAT_EVD_HANDLE async;
+	DAT_HANDLE_TYPE type;
+	DAT_PZ_PARAM param;
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async))
+		return -1;
+	ret = dat_pz_create(ia, &pz);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_pz_create: %#x", ret);
+	ret = dat_get_handle_type(pz, &type);
+	if (ret != DAT_SUCCESS || type != DAT_HANDLE_TYPE_PZ)
+		return FAIL("handle type %#x %d", ret, type);
+	ret = dat_pz_query(pz, DAT_PZ_FIELD_ALL, &param);
+	if (ret != DAT_SUCCESS || param.ia_handle != ia)
+		return FAIL("dat_pz_query: %#x %p %p", ret, param.ia_handle, ia);
+	ret = dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG);
+	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
+		return FAIL("graceful close with a PZ: %#x", ret);
+	if (dat_pz_free(pz) != DAT_SUCCESS)
+		return FAIL("dat_pz_free");
+	if (dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS)
+		return FAIL("dat_ia_close");
+	return 0;
+}
+
+static int test_evd(void)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_CONTEXT ctx = { .as_64 = 0x1234 }, out;
+	DAT_EVD_HANDLE async, evd;
+	DAT_IA_HANDLE ia;
+	DAT_COUNT nmore;
+	DAT_RETURN ret;
+	int i;
+
+	if (open_ia(&ia, &async))
+		return -1;
+	ret = dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG,
+			     &evd);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_evd_create: %#x", ret);
+	for (i = 0; i < 2; i++) {
+		ev.event_data.software_event_data.pointer = (void *)(long)(i + 1);
+		ret = dat_evd_post_se(evd, &ev);
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_evd_post_se: %#x", ret);
+	}
+	memset(&ev, 0, sizeof(ev));
+	ret = dat_evd_wait(evd, 1000, 2, &ev, &nmore);
+	if (ret != DAT_SUCCESS || nmore != 1)
+		return FAIL("dat_evd_wait: %#x %d", ret, nmore);
+	if (ev.event_number != DAT_SOFTWARE_EVENT || ev.evd_handle != evd ||
+	    ev.event_data.software_event_data.pointer != (void *)1L)
+		return FAIL("first event");
+	ret = dat_evd_dequeue(evd, &ev);
+	if (ret != DAT_SUCCESS ||
+	    ev.event_data.software_event_data.pointer != (void *)2L)
+		return FAIL("second event: %#x", ret);
+	ret = dat_evd_dequeue(evd, &ev);
+	if (DAT_GET_TYPE(ret) != DAT_QUEUE_EMPTY)
+		return FAIL("empty: %#x", ret);
+	ret = dat_evd_wait(evd, 10000, 1, &ev, &nmore);
+	if (DAT_GET_TYPE(ret) != DAT_TIMEOUT_EXPIRED || nmore != 0)
+		return FAIL("timeout: %#x %d", ret, nmore);
+	ret = dat_evd_wait(evd, 0, 5, &ev, &nmore);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("threshold above qlen: %#x", ret);
+	if (dat_set_consumer_context(evd, ctx) != DAT_SUCCESS ||
+	    dat_get_consumer_context(evd, &out) != DAT_SUCCESS ||
+	    out.as_64 != 0x1234)
+		return FAIL("consumer context");
+	ret = dat_evd_free(evd);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_evd_free: %#x", ret);
+	ret = dat_evd_free(async);
+	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
+		return FAIL("free of the async EVD: %#x", ret);
+	return dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
+static int test_lmr(void)
+{
+	DAT_REGION_DESCRIPTION region;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_EVD_HANDLE async;
+	DAT_LMR_PARAM param;
+	DAT_LMR_HANDLE lmr, lmr2;
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	static char buf[1 << 20];
+	DAT_VADDR addr;
+	DAT_VLEN len;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async) || dat_pz_create(ia, &pz) != DAT_SUCCESS)
+		return FAIL("set-up");
+	region.for_va = buf;
+	ret = dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, sizeof(buf), pz,
+			     DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &lmr, &lctx,
+			     &rctx, &len, &addr);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_lmr_create: %#x", ret);
+	if (!lctx || !rctx || len != sizeof(buf) || addr != (DAT_VADDR)buf)
+		return FAIL("outputs");
+	ret = dat_lmr_query(lmr, DAT_LMR_FIELD_ALL, &param);
+	if (ret != DAT_SUCCESS || param.ia_handle != ia ||
+	    param.pz_handle != pz || param.lmr_context != lctx ||
+	    param.registered_size != sizeof(buf))
+		return FAIL("dat_lmr_query: %#x", ret);
+	ret = dat_pz_free(pz);
+	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
+		return FAIL("PZ in use: %#x", ret);
+	region.for_va = NULL;
+	ret = dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, 4096, pz,
+			     0, DAT_VA_TYPE_VA, &lmr2, NULL, NULL, NULL, NULL);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("NULL region: %#x", ret);
+	if (dat_lmr_free(lmr) != DAT_SUCCESS)
+		return FAIL("dat_lmr_free");
+	if (dat_pz_free(pz) != DAT_SUCCESS)
+		return FAIL("dat_pz_free");
+	return dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
+static int test_not_implemented(void)
+{
+	DAT_EVD_HANDLE async;
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EP_HANDLE ep;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async) || dat_pz_create(ia, &pz) != DAT_SUCCESS)
+		return FAIL("set-up");
+	ret = dat_ep_create(ia, pz, async, async, async, NULL, &ep);
+	if (DAT_GET_TYPE(ret) != DAT_NOT_IMPLEMENTED)
+		return FAIL("dat_ep_create: %#x", ret);
+	/* An abrupt close frees what the IA still has. */
+	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	return ret == DAT_SUCCESS ? 0 : FAIL("abrupt close: %#x", ret);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: shim_test IA_NAME\n");
+		return 2;
+	}
+	ia_name = argv[1];
+	printf("TAP version 13\n1..5\n");
+	tap_run("open_close", test_open_close);
+	tap_run("pz", test_pz);
+	tap_run("evd", test_evd);
+	tap_run("lmr", test_lmr);
+	tap_run("not_implemented", test_not_implemented);
+	return tap_done("shim_test");
+}

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# udapl-shim through Debian's libdat2: a dat.conf line names
+# libdaplkdapl.so.2 for the IA, DAT_OVERRIDE points libdat2 at it, and
+# tests/user/shim/shim_test opens, queries and closes IAs and uses PZs and
+# EVDs through the DAT API.  Afterwards the module must unload.
+
+. /usr/lib/kdapl/lib.sh
+
+kdapl_load
+rdma_add rxe
+conf=/tmp/kdapl-dat.conf
+echo 'rxe0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "rxe0-1" ""' >"$conf"
+[ -r /usr/lib/kdapl/libdaplkdapl.so.2 ] || die "no libdaplkdapl.so.2 in the guest"
+check env DAT_OVERRIDE="$conf" shim_test rxe0-1
+rdma_del rxe0
+kdapl_unload

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shim.h - udapl-shim internals: handles, the device, the objects
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+#ifndef _SHIM_H
+#define _SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <dat2/udat.h>
+#include <dat2/dat_registry.h>
+#include <rdma/kdapl_ioctl.h>
+
+/* An error return of a type and subtype, as dat_error.h composes it. */
+#define SHIM_ERR(type, sub) \
+	((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))
+
+/* "kdap": marks a live shim handle; cleared when the handle is freed. */
+#define SHIM_MAGIC	0x6b646170u
+
+/**
+ * struct shim_obj - the head of every handle the shim gives out
+ * @provider: the DAT_PROVIDER of the IA: libdat2 reads it from the
+ *	first word of every handle (DAT_HANDLE_TO_PROVIDER)
+ * @magic: SHIM_MAGIC while the handle is live
+ * @type: DAT_HANDLE_TYPE_*
+ * @ia: the IA the object belongs to (itself for an IA)
+ * @id: the object's id in the IA's /dev/kdapl file
+ * @context: the consumer context (dat_set_consumer_context())
+ */
+struct shim_obj {
+	const DAT_PROVIDER *provider;
+	__u32 magic;
+	DAT_HANDLE_TYPE type;
+	struct shim_ia *ia;
+	__u32 id;
+	DAT_CONTEXT context;
+};
+
+/**
+ * struct shim_evd - an EVD and its mapped event ring
+ * @obj: handle head
+ * @hdr: the ring's indices
+ * @ev: the ring's slots
+ * @map_size: bytes mapped
+ * @qlen: the queue length asked for
+ * @flags: DAT_EVD_FLAGS
+ */
+struct shim_evd {
+	struct shim_obj obj;
+	struct kdapl_ring_head *hdr;
+	struct kdapl_uevent *ev;
+	size_t map_size;
+	DAT_COUNT qlen;
+	DAT_EVD_FLAGS flags;
+};
+
+/**
+ * struct shim_ia - an open IA: one file of /dev/kdapl
+ * @obj: handle head
+ * @fd: the file
+ * @async_evd: the async EVD the kernel created with the IA
+ * @addr: the IA address, for DAT_IA_ATTR.ia_address_ptr
+ */
+struct shim_ia {
+	struct shim_obj obj;
+	int fd;
+	struct shim_evd *async_evd;
+	struct sockaddr_storage addr;
+};
+
+/**
+ * struct shim_pz - a protection zone
+ * @obj: handle head
+ */
+struct shim_pz {
+	struct shim_obj obj;
+};
+
+/**
+ * struct shim_lmr - a Local Memory Region of the process's memory
+ * @obj: handle head
+ * @pz: its PZ
+ * @region: the region as given
+ * @length: the length as given
+ * @priv: DAT_MEM_PRIV_FLAGS
+ * @lmr_context: its local key
+ * @rmr_context: its remote key, zero without remote privileges
+ * @registered_address: the first byte registered
+ * @registered_size: bytes registered
+ */
+struct shim_lmr {
+	struct shim_obj obj;
+	struct shim_pz *pz;
+	DAT_REGION_DESCRIPTION region;
+	DAT_VLEN length;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_LMR_CONTEXT lmr_context;
+	DAT_RMR_CONTEXT rmr_context;
+	DAT_VADDR registered_address;
+	DAT_VLEN registered_size;
+};
+
+/* shim_handle.c */
+struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type);
+void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia);
+void shim_obj_free(struct shim_obj *obj);
+DAT_RETURN shim_obj_kfree(struct shim_obj *obj, unsigned long cmd);
+DAT_IA_HANDLE shim_consumer_ia_handle(struct shim_ia *ia);
+
+/* shim_dev.c */
+int shim_dev_open(void);
+DAT_RETURN shim_dev_call(int fd, unsigned long cmd, void *arg, size_t size);
+DAT_RETURN shim_dev_errno(int err);
+
+#define SHIM_CALL(ia, nr, arg) \
+	shim_dev_call((ia)->fd, KDAPL_IOC_##nr, &(arg), sizeof(arg))
+
+/* shim_provider.c */
+const DAT_PROVIDER *shim_provider_of(const char *ia_name);
+void dat_provider_init(const DAT_PROVIDER_INFO *info,
+		       const char *instance_data);
+void dat_provider_fini(const DAT_PROVIDER_INFO *info);
+
+/* The provider functions, by object family. */
+DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia);
+DAT_RETURN shim_ia_query(DAT_IA_HANDLE ia, DAT_EVD_HANDLE *async_evd,
+			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			 DAT_PROVIDER_ATTR_MASK prov_mask,
+			 DAT_PROVIDER_ATTR *prov_attr);
+DAT_RETURN shim_ia_close(DAT_IA_HANDLE ia, DAT_CLOSE_FLAGS flags);
+DAT_RETURN shim_set_consumer_context(DAT_HANDLE handle, DAT_CONTEXT context);
+DAT_RETURN shim_get_consumer_context(DAT_HANDLE handle,
+				     DAT_CONTEXT *context);
+DAT_RETURN shim_get_handle_type(DAT_HANDLE handle, DAT_HANDLE_TYPE *type);
+
+DAT_RETURN shim_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz);
+DAT_RETURN shim_pz_query(DAT_PZ_HANDLE pz, DAT_PZ_PARAM_MASK mask,
+			 DAT_PZ_PARAM *param);
+DAT_RETURN shim_pz_free(DAT_PZ_HANDLE pz);
+
+DAT_RETURN shim_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE mem_type,
+			   DAT_REGION_DESCRIPTION region, DAT_VLEN length,
+			   DAT_PZ_HANDLE pz, DAT_MEM_PRIV_FLAGS priv,
+			   DAT_VA_TYPE va_type, DAT_LMR_HANDLE *lmr,
+			   DAT_LMR_CONTEXT *lmr_context,
+			   DAT_RMR_CONTEXT *rmr_context,
+			   DAT_VLEN *registered_length,
+			   DAT_VADDR *registered_address);
+DAT_RETURN shim_lmr_query(DAT_LMR_HANDLE lmr, DAT_LMR_PARAM_MASK mask,
+			  DAT_LMR_PARAM *param);
+DAT_RETURN shim_lmr_free(DAT_LMR_HANDLE lmr);
+
+int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
+		 __u64 offset, DAT_COUNT qlen, DAT_EVD_FLAGS flags);
+void shim_evd_unmap(struct shim_evd *evd);
+DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
+			   DAT_CNO_HANDLE cno, DAT_EVD_FLAGS flags,
+			   DAT_EVD_HANDLE *evd);
+DAT_RETURN shim_evd_query(DAT_EVD_HANDLE evd, DAT_EVD_PARAM_MASK mask,
+			  DAT_EVD_PARAM *param);
+DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout,
+			 DAT_COUNT threshold, DAT_EVENT *event,
+			 DAT_COUNT *nmore);
+DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event);
+DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event);
+DAT_RETURN shim_evd_free(DAT_EVD_HANDLE evd);
+
+#endif /* _SHIM_H */

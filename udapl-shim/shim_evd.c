@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event Dispatchers.  Each EVD's events arrive in a ring the kernel
+ * fills and the shim maps: dat_evd_dequeue() reads the ring without a
+ * system call, and dat_evd_wait() sleeps in the kernel only when the
+ * ring holds fewer events than its threshold.  See
+ * Documentation/userapi.rst for the ring's memory ordering.
+ *
+ * The kernel's events carry cookies: an EVD's cookie, and the cookie of
+ * every object an event names, is the address of the shim's object, so
+ * an event becomes a DAT_EVENT with the consumer's handles in it.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <sys/mman.h>
+
+#include "shim.h"
+
+/**
+ * shim_evd_map() - map the ring of an EVD the kernel created
+ * @evd: the shim's EVD, from shim_obj_new(); its address was the cookie
+ *	the kernel was given
+ * @id: its id
+ * @size: the ring's size
+ * @offset: the ring's mmap offset
+ * @qlen: its queue length
+ * @flags: its DAT_EVD_FLAGS
+ *
+ * Return: 0, or -1 if the ring cannot be mapped.
+ */
+int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
+		 __u64 offset, DAT_COUNT qlen, DAT_EVD_FLAGS flags)
+{
+	void *p;
+
+	evd->obj.id = id;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 evd->obj.ia->fd, offset);
+	if (p == MAP_FAILED)
+		return -1;
+	evd->hdr = p;
+	evd->ev = (struct kdapl_uevent *)((char *)p + KDAPL_RING_EVENTS);
+	evd->map_size = size;
+	evd->qlen = qlen;
+	evd->flags = flags;
+	return 0;
+}
+
+/**
+ * shim_evd_unmap() - forget an EVD the kernel freed
+ * @evd: the EVD
+ */
+void shim_evd_unmap(struct shim_evd *evd)
+{
+	munmap(evd->hdr, evd->map_size);
+	shim_obj_free(&evd->obj);
+}
+
+static struct shim_evd *shim_evd_get(DAT_EVD_HANDLE handle)
+{
+	return (struct shim_evd *)shim_obj_get(handle, DAT_HANDLE_TYPE_EVD);
+}
+
+/* Events in the ring. */
+static __u32 shim_evd_count(struct shim_evd *evd)
+{
+	__u32 tail = __atomic_load_n(&evd->hdr->tail, __ATOMIC_ACQUIRE);
+
+	return tail - evd->hdr->head;
+}
+
+/* The consumer's handle for an object named by an event. */
+static DAT_HANDLE shim_evd_handle(struct shim_evd *evd, __u64 cookie)
+{
+	if (!cookie)
+		return (DAT_HANDLE)evd->obj.ia;
+	return (DAT_HANDLE)(uintptr_t)cookie;
+}
+
+static void shim_evd_convert(struct shim_evd *evd,
+			     const struct kdapl_uevent *u, DAT_EVENT *e)
+{
+	e->event_number = u->number;
+	e->evd_handle = (DAT_EVD_HANDLE)evd;
+	switch (u->number) {
+	case DAT_SOFTWARE_EVENT:
+		e->event_data.software_event_data.pointer =
+			(DAT_PVOID)(uintptr_t)u->data[0];
+		break;
+	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
+	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:
+	case DAT_ASYNC_ERROR_EP_BROKEN:
+	case DAT_ASYNC_ERROR_TIMED_OUT:
+	case DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR:
+		e->event_data.asynch_error_event_data.dat_handle =
+			shim_evd_handle(evd, u->cookie);
+		e->event_data.asynch_error_event_data.reason = u->status;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Take the oldest event; the ring must hold one. */
+static void shim_evd_pop(struct shim_evd *evd, DAT_EVENT *event)
+{
+	__u32 head = evd->hdr->head;
+
+	shim_evd_convert(evd, &evd->ev[head & (evd->hdr->entries - 1)],
+			 event);
+	/* The slot is read before the kernel may reuse it. */
+	__atomic_store_n(&evd->hdr->head, head + 1, __ATOMIC_RELEASE);
+}
+
+DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE handle, DAT_EVENT *event)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (!event)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!shim_evd_count(evd))
+		return SHIM_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	shim_evd_pop(evd, event);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
+			 DAT_COUNT threshold, DAT_EVENT *event,
+			 DAT_COUNT *nmore)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+	struct kdapl_evd_wait w = { 0 };
+	DAT_RETURN ret;
+	__u32 n;
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (threshold <= 0 || threshold > evd->qlen)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!event)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	while ((n = shim_evd_count(evd)) < (__u32)threshold) {
+		w.evd_id = evd->obj.id;
+		w.threshold = threshold;
+		w.timeout_us = timeout;
+		ret = SHIM_CALL(evd->obj.ia, EVD_WAIT, w);
+		if (ret != DAT_SUCCESS) {
+			if (nmore)
+				*nmore = shim_evd_count(evd);
+			return ret;
+		}
+	}
+	shim_evd_pop(evd, event);
+	if (nmore)
+		*nmore = n - 1;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE handle, const DAT_EVENT *event)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+	struct kdapl_evd_post_se p = { 0 };
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	p.evd_id = evd->obj.id;
+	p.pointer = (uintptr_t)event->event_data.software_event_data.pointer;
+	return SHIM_CALL(evd->obj.ia, EVD_POST_SE, p);
+}
+
+DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
+			   DAT_CNO_HANDLE cno, DAT_EVD_FLAGS flags,
+			   DAT_EVD_HANDLE *evd_handle)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct kdapl_evd_create c = { 0 };
+	struct shim_evd *evd;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (qlen <= 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/* CNOs are not supported yet. */
+	if (cno != DAT_HANDLE_NULL)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	if (!evd_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	evd = shim_obj_new(sizeof(*evd), DAT_HANDLE_TYPE_EVD, ia);
+	if (!evd)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	c.ia_id = ia->obj.id;
+	c.qlen = qlen;
+	c.flags = flags;
+	c.cookie = (uintptr_t)evd;
+	ret = SHIM_CALL(ia, EVD_CREATE, c);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&evd->obj);
+		return ret;
+	}
+	if (shim_evd_map(evd, c.evd_id, c.ring_size, c.ring_offset, qlen,
+			 flags)) {
+		shim_obj_kfree(&evd->obj, KDAPL_IOC_EVD_FREE);
+		shim_obj_free(&evd->obj);
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	*evd_handle = (DAT_EVD_HANDLE)evd;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_evd_query(DAT_EVD_HANDLE handle, DAT_EVD_PARAM_MASK mask,
+			  DAT_EVD_PARAM *param)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (mask & DAT_EVD_FIELD_IA_HANDLE)
+		param->ia_handle = shim_consumer_ia_handle(evd->obj.ia);
+	param->evd_qlen = evd->qlen;
+	param->evd_state = DAT_EVD_STATE_ENABLED;
+	param->cno_handle = DAT_HANDLE_NULL;
+	param->evd_flags = evd->flags;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_evd_free(DAT_EVD_HANDLE handle)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+	DAT_RETURN ret;
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	ret = shim_obj_kfree(&evd->obj, KDAPL_IOC_EVD_FREE);
+	if (ret == DAT_SUCCESS)
+		shim_evd_unmap(evd);
+	return ret;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interface Adapters.  Each open IA is a file of /dev/kdapl of its own,
+ * so closing the IA, or the process ending, releases everything in it at
+ * once in the kernel.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* Open the IA's file and the IA in it; the async EVD comes with it. */
+static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
+				   DAT_COUNT qlen)
+{
+	struct kdapl_ia_open o = { .async_qlen = qlen };
+	struct shim_evd *evd;
+	DAT_RETURN ret;
+
+	if (strlen(name) >= sizeof(o.name))
+		return SHIM_ERR(DAT_PROVIDER_NOT_FOUND,
+				 DAT_NAME_NOT_REGISTERED);
+	strcpy(o.name, name);
+	ia->fd = shim_dev_open();
+	if (ia->fd < 0)
+		return shim_dev_errno(errno);
+	evd = shim_obj_new(sizeof(*evd), DAT_HANDLE_TYPE_EVD, ia);
+	if (!evd)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	o.async_cookie = (uintptr_t)evd;
+	ret = SHIM_CALL(ia, IA_OPEN, o);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&evd->obj);
+		return ret;
+	}
+	ia->obj.id = o.ia_id;
+	/* Closing the file frees the IA if the ring cannot be mapped. */
+	if (shim_evd_map(evd, o.async_evd_id, o.async_ring_size,
+			 o.async_ring_offset, qlen, DAT_EVD_ASYNC_FLAG)) {
+		shim_obj_free(&evd->obj);
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	ia->async_evd = evd;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_handle)
+{
+	const DAT_PROVIDER *provider;
+	struct shim_ia *ia;
+	DAT_RETURN ret;
+
+	if (!name)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!async_evd)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!ia_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	/* An async EVD of another IA is not supported yet. */
+	if (*async_evd != DAT_HANDLE_NULL)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	if (qlen <= 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	provider = shim_provider_of(name);
+	if (!provider)
+		return SHIM_ERR(DAT_PROVIDER_NOT_FOUND,
+				 DAT_NAME_NOT_REGISTERED);
+
+	ia = shim_obj_new(sizeof(*ia), DAT_HANDLE_TYPE_IA, NULL);
+	if (!ia)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	ia->obj.provider = provider;
+	ia->fd = -1;
+	ret = shim_ia_open_dev(ia, name, qlen);
+	if (ret != DAT_SUCCESS) {
+		if (ia->fd >= 0)
+			close(ia->fd);
+		shim_obj_free(&ia->obj);
+		return ret;
+	}
+	*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
+	*ia_handle = (DAT_IA_HANDLE)ia;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN shim_ia_query_attr(struct shim_ia *ia, DAT_IA_ATTR *a)
+{
+	struct kdapl_ia_query q = { .ia_id = ia->obj.id };
+	DAT_RETURN ret = SHIM_CALL(ia, IA_QUERY, q);
+
+	if (ret != DAT_SUCCESS)
+		return ret;
+	memset(a, 0, sizeof(*a));
+	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s",
+		 q.adapter_name);
+	snprintf(a->vendor_name, sizeof(a->vendor_name), "%s", q.vendor_name);
+	memcpy(&ia->addr, q.addr, sizeof(ia->addr));
+	a->ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
+	a->hardware_version_major = q.hardware_version_major;
+	a->hardware_version_minor = q.hardware_version_minor;
+	a->firmware_version_major = q.firmware_version_major;
+	a->firmware_version_minor = q.firmware_version_minor;
+	a->max_eps = q.max_eps;
+	a->max_dto_per_ep = q.max_dto_per_ep;
+	a->max_rdma_read_per_ep_in = q.max_rdma_read_per_ep_in;
+	a->max_rdma_read_per_ep_out = q.max_rdma_read_per_ep_out;
+	a->max_evds = q.max_evds;
+	a->max_evd_qlen = q.max_evd_qlen;
+	a->max_iov_segments_per_dto = q.max_iov_segments_per_dto;
+	a->max_lmrs = q.max_lmrs;
+	a->max_lmr_block_size = q.max_lmr_block_size;
+	a->max_lmr_virtual_address = q.max_lmr_virtual_address;
+	a->max_pzs = q.max_pzs;
+	a->max_message_size = q.max_message_size;
+	a->max_rdma_size = q.max_rdma_size;
+	a->max_rmrs = q.max_rmrs;
+	a->max_rmr_target_address = q.max_rmr_target_address;
+	a->max_srqs = q.max_srqs;
+	a->max_ep_per_srq = q.max_ep_per_srq;
+	a->max_recv_per_srq = q.max_recv_per_srq;
+	a->max_iov_segments_per_rdma_read = q.max_iov_segments_per_rdma_read;
+	a->max_iov_segments_per_rdma_write = q.max_iov_segments_per_rdma_write;
+	a->max_rdma_read_in = q.max_rdma_read_in;
+	a->max_rdma_read_out = q.max_rdma_read_out;
+	a->zb_supported = q.zb_supported ? DAT_TRUE : DAT_FALSE;
+	/* No extension until the IB extensions are implemented. */
+	a->extension_supported = DAT_EXTENSION_NONE;
+	return DAT_SUCCESS;
+}
+
+/*
+ * The provider's attributes.  libdat2 rebuilds its registry key from the
+ * DAPL version and thread safety at dat_ia_close(): they must be the
+ * ones of the dat.conf line (u2.0 nonthreadsafe).
+ */
+static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
+{
+	snprintf(p->provider_name, sizeof(p->provider_name), "%s",
+		 ia->obj.provider->device_name);
+	p->provider_version_major = 2;
+	p->provider_version_minor = 0;
+	p->dapl_version_major = DAT_VERSION_MAJOR;
+	p->dapl_version_minor = DAT_VERSION_MINOR;
+	p->lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL;
+	p->iov_ownership_on_return = DAT_IOV_CONSUMER;
+	p->dat_qos_supported = DAT_QOS_BEST_EFFORT;
+	p->completion_flags_supported = DAT_COMPLETION_DEFAULT_FLAG;
+	p->is_thread_safe = DAT_FALSE;
+	p->max_private_data_size = 0;
+	p->supports_multipath = DAT_FALSE;
+	p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
+	p->pz_support = DAT_PZ_UNIQUE;
+	p->optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
+	p->srq_supported = DAT_FALSE;
+	p->lmr_sync_req = DAT_FALSE;
+	p->dto_async_return_guaranteed = DAT_FALSE;
+	p->rdma_write_for_rdma_read_req = DAT_FALSE;
+	p->rdma_read_lmr_rmr_context_exposure = DAT_FALSE;
+	p->rmr_scope_supported = DAT_RMR_SCOPE_EP;
+	p->is_signal_safe = DAT_FALSE;
+	p->ha_supported = DAT_FALSE;
+	p->num_provider_specific_attr = 0;
+	p->provider_specific_attr = NULL;
+}
+
+DAT_RETURN shim_ia_query(DAT_IA_HANDLE handle, DAT_EVD_HANDLE *async_evd,
+			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
+			 DAT_PROVIDER_ATTR_MASK prov_mask,
+			 DAT_PROVIDER_ATTR *prov_attr)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_IA);
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (ia_mask && !ia_attr)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (prov_mask && !prov_attr)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	if (async_evd)
+		*async_evd = (DAT_EVD_HANDLE)ia->async_evd;
+	if (ia_mask) {
+		ret = shim_ia_query_attr(ia, ia_attr);
+		if (ret != DAT_SUCCESS)
+			return ret;
+	}
+	if (prov_mask)
+		shim_ia_query_provider(ia, prov_attr);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ia_close(DAT_IA_HANDLE handle, DAT_CLOSE_FLAGS flags)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct kdapl_obj_free f = { .flags = flags };
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (flags != DAT_CLOSE_ABRUPT_FLAG && flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	f.id = ia->obj.id;
+	ret = SHIM_CALL(ia, IA_CLOSE, f);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	/*
+	 * Objects the consumer still holds after an abrupt close are gone
+	 * in the kernel; their handles stay allocated in the shim (their
+	 * memory is the consumer's to leak, as DAT allows).
+	 */
+	shim_evd_unmap(ia->async_evd);
+	close(ia->fd);
+	shim_obj_free(&ia->obj);
+	return DAT_SUCCESS;
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shim_unimpl.h - the DAT_PROVIDER entries not implemented yet
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+#ifndef _SHIM_UNIMPL_H
+#define _SHIM_UNIMPL_H
+
+#include <stdarg.h>
+
+#include "shim.h"
+
+DAT_RETURN shim_unimpl_cno_create(DAT_IA_HANDLE a,
+				  DAT_OS_WAIT_PROXY_AGENT b,
+				  DAT_CNO_HANDLE *c);
+DAT_RETURN shim_unimpl_cno_modify_agent(DAT_CNO_HANDLE a,
+					DAT_OS_WAIT_PROXY_AGENT b);
+DAT_RETURN shim_unimpl_cno_query(DAT_CNO_HANDLE a,
+				 DAT_CNO_PARAM_MASK b,
+				 DAT_CNO_PARAM *c);
+DAT_RETURN shim_unimpl_cno_free(DAT_CNO_HANDLE a);
+DAT_RETURN shim_unimpl_cno_wait(DAT_CNO_HANDLE a,
+				DAT_TIMEOUT b,
+				DAT_EVD_HANDLE *c);
+DAT_RETURN shim_unimpl_cr_query(DAT_CR_HANDLE a,
+				DAT_CR_PARAM_MASK b,
+				DAT_CR_PARAM *c);
+DAT_RETURN shim_unimpl_cr_accept(DAT_CR_HANDLE a,
+				 DAT_EP_HANDLE b,
+				 DAT_COUNT c,
+				 const DAT_PVOID d);
+DAT_RETURN shim_unimpl_cr_reject(DAT_CR_HANDLE a,
+				 DAT_COUNT b,
+				 const DAT_PVOID c);
+DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
+				  DAT_CONN_QUAL b);
+DAT_RETURN shim_unimpl_evd_modify_cno(DAT_EVD_HANDLE a,
+				      DAT_CNO_HANDLE b);
+DAT_RETURN shim_unimpl_evd_enable(DAT_EVD_HANDLE a);
+DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a);
+DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
+				  DAT_COUNT b);
+DAT_RETURN shim_unimpl_ep_create(DAT_IA_HANDLE a,
+				 DAT_PZ_HANDLE b,
+				 DAT_EVD_HANDLE c,
+				 DAT_EVD_HANDLE d,
+				 DAT_EVD_HANDLE e,
+				 const DAT_EP_ATTR *f,
+				 DAT_EP_HANDLE *g);
+DAT_RETURN shim_unimpl_ep_query(DAT_EP_HANDLE a,
+				DAT_EP_PARAM_MASK b,
+				DAT_EP_PARAM *c);
+DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
+				 DAT_EP_PARAM_MASK b,
+				 const DAT_EP_PARAM *c);
+DAT_RETURN shim_unimpl_ep_connect(DAT_EP_HANDLE a,
+				  DAT_IA_ADDRESS_PTR b,
+				  DAT_CONN_QUAL c,
+				  DAT_TIMEOUT d,
+				  DAT_COUNT e,
+				  const DAT_PVOID f,
+				  DAT_QOS g,
+				  DAT_CONNECT_FLAGS h);
+DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
+				      DAT_EP_HANDLE b,
+				      DAT_TIMEOUT c,
+				      DAT_COUNT d,
+				      const DAT_PVOID e,
+				      DAT_QOS f);
+DAT_RETURN shim_unimpl_ep_disconnect(DAT_EP_HANDLE a,
+				     DAT_CLOSE_FLAGS b);
+DAT_RETURN shim_unimpl_ep_post_send(DAT_EP_HANDLE a,
+				    DAT_COUNT b,
+				    DAT_LMR_TRIPLET *c,
+				    DAT_DTO_COOKIE d,
+				    DAT_COMPLETION_FLAGS e);
+DAT_RETURN shim_unimpl_ep_post_recv(DAT_EP_HANDLE a,
+				    DAT_COUNT b,
+				    DAT_LMR_TRIPLET *c,
+				    DAT_DTO_COOKIE d,
+				    DAT_COMPLETION_FLAGS e);
+DAT_RETURN shim_unimpl_ep_post_rdma_read(DAT_EP_HANDLE a,
+					 DAT_COUNT b,
+					 DAT_LMR_TRIPLET *c,
+					 DAT_DTO_COOKIE d,
+					 const DAT_RMR_TRIPLET *e,
+					 DAT_COMPLETION_FLAGS f);
+DAT_RETURN shim_unimpl_ep_post_rdma_write(DAT_EP_HANDLE a,
+					  DAT_COUNT b,
+					  DAT_LMR_TRIPLET *c,
+					  DAT_DTO_COOKIE d,
+					  const DAT_RMR_TRIPLET *e,
+					  DAT_COMPLETION_FLAGS f);
+DAT_RETURN shim_unimpl_ep_get_status(DAT_EP_HANDLE a,
+				     DAT_EP_STATE *b,
+				     DAT_BOOLEAN *c,
+				     DAT_BOOLEAN *d);
+DAT_RETURN shim_unimpl_ep_free(DAT_EP_HANDLE a);
+DAT_RETURN shim_unimpl_rmr_create(DAT_PZ_HANDLE a,
+				  DAT_RMR_HANDLE *b);
+DAT_RETURN shim_unimpl_rmr_query(DAT_RMR_HANDLE a,
+				 DAT_RMR_PARAM_MASK b,
+				 DAT_RMR_PARAM *c);
+DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
+				DAT_LMR_HANDLE b,
+				const DAT_LMR_TRIPLET *c,
+				DAT_MEM_PRIV_FLAGS d,
+				DAT_VA_TYPE e,
+				DAT_EP_HANDLE f,
+				DAT_RMR_COOKIE g,
+				DAT_COMPLETION_FLAGS h,
+				DAT_RMR_CONTEXT *i);
+DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
+DAT_RETURN shim_unimpl_psp_create(DAT_IA_HANDLE a,
+				  DAT_CONN_QUAL b,
+				  DAT_EVD_HANDLE c,
+				  DAT_PSP_FLAGS d,
+				  DAT_PSP_HANDLE *e);
+DAT_RETURN shim_unimpl_psp_query(DAT_PSP_HANDLE a,
+				 DAT_PSP_PARAM_MASK b,
+				 DAT_PSP_PARAM *c);
+DAT_RETURN shim_unimpl_psp_free(DAT_PSP_HANDLE a);
+DAT_RETURN shim_unimpl_rsp_create(DAT_IA_HANDLE a,
+				  DAT_CONN_QUAL b,
+				  DAT_EP_HANDLE c,
+				  DAT_EVD_HANDLE d,
+				  DAT_RSP_HANDLE *e);
+DAT_RETURN shim_unimpl_rsp_query(DAT_RSP_HANDLE a,
+				 DAT_RSP_PARAM_MASK b,
+				 DAT_RSP_PARAM *c);
+DAT_RETURN shim_unimpl_rsp_free(DAT_RSP_HANDLE a);
+DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
+				      DAT_CONN_QUAL *b,
+				      DAT_EVD_HANDLE c,
+				      DAT_PSP_FLAGS d,
+				      DAT_PSP_HANDLE *e);
+DAT_RETURN shim_unimpl_ep_reset(DAT_EP_HANDLE a);
+DAT_RETURN shim_unimpl_evd_set_unwaitable(DAT_EVD_HANDLE a);
+DAT_RETURN shim_unimpl_evd_clear_unwaitable(DAT_EVD_HANDLE a);
+DAT_RETURN shim_unimpl_lmr_sync_rdma_read(DAT_IA_HANDLE a,
+					  const DAT_LMR_TRIPLET *b,
+					  DAT_VLEN c);
+DAT_RETURN shim_unimpl_lmr_sync_rdma_write(DAT_IA_HANDLE a,
+					   const DAT_LMR_TRIPLET *b,
+					   DAT_VLEN c);
+DAT_RETURN shim_unimpl_ep_create_with_srq(DAT_IA_HANDLE a,
+					  DAT_PZ_HANDLE b,
+					  DAT_EVD_HANDLE c,
+					  DAT_EVD_HANDLE d,
+					  DAT_EVD_HANDLE e,
+					  DAT_SRQ_HANDLE f,
+					  const DAT_EP_ATTR *g,
+					  DAT_EP_HANDLE *h);
+DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
+				     DAT_COUNT *b,
+				     DAT_COUNT *c);
+DAT_RETURN shim_unimpl_ep_set_watermark(DAT_EP_HANDLE a,
+					DAT_COUNT b,
+					DAT_COUNT c);
+DAT_RETURN shim_unimpl_srq_create(DAT_IA_HANDLE a,
+				  DAT_PZ_HANDLE b,
+				  DAT_SRQ_ATTR *c,
+				  DAT_SRQ_HANDLE *d);
+DAT_RETURN shim_unimpl_srq_free(DAT_SRQ_HANDLE a);
+DAT_RETURN shim_unimpl_srq_post_recv(DAT_SRQ_HANDLE a,
+				     DAT_COUNT b,
+				     DAT_LMR_TRIPLET *c,
+				     DAT_DTO_COOKIE d);
+DAT_RETURN shim_unimpl_srq_query(DAT_SRQ_HANDLE a,
+				 DAT_SRQ_PARAM_MASK b,
+				 DAT_SRQ_PARAM *c);
+DAT_RETURN shim_unimpl_srq_resize(DAT_SRQ_HANDLE a,
+				  DAT_COUNT b);
+DAT_RETURN shim_unimpl_srq_set_lw(DAT_SRQ_HANDLE a,
+				  DAT_COUNT b);
+DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
+				  DAT_COMM *b,
+				  DAT_IA_ADDRESS_PTR c,
+				  DAT_EVD_HANDLE d,
+				  DAT_CSP_HANDLE *e);
+DAT_RETURN shim_unimpl_csp_query(DAT_CSP_HANDLE a,
+				 DAT_CSP_PARAM_MASK b,
+				 DAT_CSP_PARAM *c);
+DAT_RETURN shim_unimpl_csp_free(DAT_CSP_HANDLE a);
+DAT_RETURN shim_unimpl_ep_common_connect(DAT_EP_HANDLE a,
+					 DAT_IA_ADDRESS_PTR b,
+					 DAT_TIMEOUT c,
+					 DAT_COUNT d,
+					 const DAT_PVOID e);
+DAT_RETURN shim_unimpl_rmr_create_for_ep(DAT_PZ_HANDLE a,
+					 DAT_RMR_HANDLE *b);
+DAT_RETURN shim_unimpl_ep_post_send_with_invalidate(DAT_EP_HANDLE a,
+						    DAT_COUNT b,
+						    DAT_LMR_TRIPLET *c,
+						    DAT_DTO_COOKIE d,
+						    DAT_COMPLETION_FLAGS e,
+						    DAT_BOOLEAN f,
+						    DAT_RMR_CONTEXT g);
+DAT_RETURN shim_unimpl_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE a,
+						const DAT_RMR_TRIPLET *b,
+						DAT_DTO_COOKIE c,
+						const DAT_RMR_TRIPLET *d,
+						DAT_COMPLETION_FLAGS e);
+DAT_RETURN shim_unimpl_cno_fd_create(DAT_IA_HANDLE a,
+				     DAT_FD *b,
+				     DAT_CNO_HANDLE *c);
+DAT_RETURN shim_unimpl_cno_trigger(DAT_CNO_HANDLE a,
+				   DAT_EVD_HANDLE *b);
+DAT_RETURN shim_unimpl_ia_ha_related(DAT_IA_HANDLE a,
+				     const DAT_NAME_PTR b,
+				     DAT_BOOLEAN *c);
+DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
+					 DAT_EXTENDED_OP b,
+					 va_list c);
+
+#endif /* _SHIM_UNIMPL_H */
