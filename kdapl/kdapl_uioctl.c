@@ -46,15 +46,20 @@ struct kdapl_uioctl_def {
 
 union kdapl_uioctl_arg {
 	struct kdapl_ioc_head head;
-	struct kdapl_hello hello;
-	struct kdapl_ia_open ia_open;
-	struct kdapl_obj_free obj_free;
-	struct kdapl_ia_query ia_query;
-	struct kdapl_pz_create pz_create;
-	struct kdapl_evd_create evd_create;
-	struct kdapl_evd_wait evd_wait;
-	struct kdapl_evd_post_se evd_post_se;
-	struct kdapl_lmr_create lmr_create;
+	struct kdapl_ioc_hello hello;
+	struct kdapl_ioc_ia_open ia_open;
+	struct kdapl_ioc_obj_free obj_free;
+	struct kdapl_ioc_ia_query ia_query;
+	struct kdapl_ioc_pz_create pz_create;
+	struct kdapl_ioc_evd_create evd_create;
+	struct kdapl_ioc_evd_wait evd_wait;
+	struct kdapl_ioc_evd_post_se evd_post_se;
+	struct kdapl_ioc_lmr_create lmr_create;
+	struct kdapl_ioc_ep_create ep_create;
+	struct kdapl_ioc_ep_connect ep_connect;
+	struct kdapl_ioc_ep_get_status ep_get_status;
+	struct kdapl_ioc_psp_create psp_create;
+	struct kdapl_ioc_cr_reply cr_reply;
 };
 
 static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
@@ -69,7 +74,7 @@ static u64 kdapl_uioctl_ring_offset(const struct kdapl_uobj *uobj)
 static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
 			      DAT_RETURN *status)
 {
-	struct kdapl_hello *h = arg;
+	struct kdapl_ioc_hello *h = arg;
 
 	if (h->abi_version != KDAPL_ABI_VERSION) {
 		pr_warn_ratelimited("kdapl: %s[%d] uses /dev/kdapl ABI %u, this module ABI %u\n",
@@ -83,27 +88,6 @@ static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
 	WRITE_ONCE(ufile->ready, true);
 	*status = DAT_SUCCESS;
 	return 0;
-}
-
-/* A file object for a new kDAT object; on failure the caller frees it. */
-static DAT_RETURN kdapl_uioctl_add(struct kdapl_ufile *ufile,
-				   DAT_HANDLE_TYPE type, DAT_HANDLE handle,
-				   u64 cookie, u32 ia_id,
-				   struct kdapl_uobj **uobjp)
-{
-	struct kdapl_uobj *uobj;
-
-	uobj = kdapl_uobj_alloc(type, handle, cookie);
-	if (!uobj)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	if (kdapl_uobj_insert(ufile, uobj, ia_id)) {
-		kfree(uobj);
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	}
-	*uobjp = uobj;
-	return DAT_SUCCESS;
 }
 
 /* Give a new EVD of the file its object and its ring. */
@@ -120,7 +104,7 @@ static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	/* Set before the id is published: mmap() finds it without a lock. */
-	uobj->ring = kdapl_uring_create(ufile, qlen, cookie);
+	uobj->ring = kdapl_uring_create(ufile, qlen, cookie, ia_id);
 	if (!uobj->ring || kdapl_uobj_insert(ufile, uobj, ia_id)) {
 		if (uobj->ring)
 			kdapl_uring_put(uobj->ring);
@@ -140,7 +124,7 @@ static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 				DAT_RETURN *status)
 {
-	struct kdapl_ia_open *a = arg;
+	struct kdapl_ioc_ia_open *a = arg;
 	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
 	struct kdapl_uobj *ia_uobj, *evd_uobj;
 	DAT_IA_HANDLE ia;
@@ -154,7 +138,7 @@ static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 			    &ia);
 	if (ret)
 		goto out;
-	ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_IA, ia, 0, 0, &ia_uobj);
+	ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_IA, ia, 0, 0, &ia_uobj);
 	if (ret)
 		goto err_close;
 	ret = kdapl_uioctl_add_evd(ufile, async, a->async_qlen,
@@ -179,7 +163,7 @@ out:
 static int kdapl_uioctl_ia_close(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
-	struct kdapl_obj_free *a = arg;
+	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_IA);
@@ -193,7 +177,7 @@ static int kdapl_uioctl_ia_close(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
-static void kdapl_uioctl_copy_ia_attr(struct kdapl_ia_query *a,
+static void kdapl_uioctl_copy_ia_attr(struct kdapl_ioc_ia_query *a,
 				      const DAT_IA_ATTR *attr)
 {
 	strscpy(a->adapter_name, attr->adapter_name, sizeof(a->adapter_name));
@@ -234,7 +218,7 @@ static void kdapl_uioctl_copy_ia_attr(struct kdapl_ia_query *a,
 static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
-	struct kdapl_ia_query *a = arg;
+	struct kdapl_ioc_ia_query *a = arg;
 	struct kdapl_uobj *uobj;
 	DAT_IA_ATTR *attr;
 
@@ -257,7 +241,7 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_pz_create(struct kdapl_ufile *ufile, void *arg,
 				  DAT_RETURN *status)
 {
-	struct kdapl_pz_create *a = arg;
+	struct kdapl_ioc_pz_create *a = arg;
 	struct kdapl_uobj *ia, *uobj;
 	DAT_PZ_HANDLE pz;
 	DAT_RETURN ret;
@@ -269,8 +253,8 @@ static int kdapl_uioctl_pz_create(struct kdapl_ufile *ufile, void *arg,
 	}
 	ret = kdapl_pz_create(&ufile->owner, ia->handle, &pz);
 	if (!ret) {
-		ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_PZ, pz, 0, ia->id,
-				       &uobj);
+		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_PZ, pz, 0, ia->id,
+				     &uobj);
 		if (ret)
 			kdapl_pz_free(&ufile->owner, pz);
 		else
@@ -283,7 +267,7 @@ static int kdapl_uioctl_pz_create(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_pz_free(struct kdapl_ufile *ufile, void *arg,
 				DAT_RETURN *status)
 {
-	struct kdapl_obj_free *a = arg;
+	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_PZ);
@@ -300,7 +284,7 @@ static int kdapl_uioctl_pz_free(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 				   DAT_RETURN *status)
 {
-	struct kdapl_evd_create *a = arg;
+	struct kdapl_ioc_evd_create *a = arg;
 	struct kdapl_uobj *ia, *uobj;
 	DAT_EVD_HANDLE evd;
 	DAT_RETURN ret;
@@ -308,6 +292,16 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
 	if (!ia) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	/*
+	 * Connection requests become objects of the file in the sink,
+	 * which for completion streams runs with bottom halves disabled:
+	 * the streams are not merged.
+	 */
+	if ((a->flags & DAT_EVD_CR_FLAG) &&
+	    (a->flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG))) {
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 		return 0;
 	}
 	ret = kdapl_evd_kcreate(&ufile->owner, ia->handle, a->qlen,
@@ -331,7 +325,7 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_evd_free(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
-	struct kdapl_obj_free *a = arg;
+	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EVD);
@@ -350,7 +344,7 @@ static int kdapl_uioctl_evd_free(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_evd_wait(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
-	struct kdapl_evd_wait *a = arg;
+	struct kdapl_ioc_evd_wait *a = arg;
 	struct kdapl_uring *ring = NULL;
 	struct kdapl_uobj *uobj;
 
@@ -378,7 +372,7 @@ static int kdapl_uioctl_evd_wait(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 				    DAT_RETURN *status)
 {
-	struct kdapl_evd_post_se *a = arg;
+	struct kdapl_ioc_evd_post_se *a = arg;
 	struct kdapl_uobj *uobj;
 	DAT_EVENT event = {
 		.event_number = DAT_SOFTWARE_EVENT,
@@ -400,7 +394,7 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 				   DAT_RETURN *status)
 {
-	struct kdapl_lmr_create *a = arg;
+	struct kdapl_ioc_lmr_create *a = arg;
 	DAT_REGION_DESCRIPTION region = {
 		.for_va = (void *)(uintptr_t)a->addr,
 	};
@@ -412,14 +406,9 @@ static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_LMR_HANDLE lmr;
 	DAT_RETURN ret;
 
-	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
-	pz = kdapl_uobj_find(ufile, a->pz_id, DAT_HANDLE_TYPE_PZ);
-	if (!ia || !pz) {
-		*status = dat_error(DAT_INVALID_HANDLE, ia ?
-				    DAT_INVALID_HANDLE_PZ :
-				    DAT_INVALID_HANDLE_IA);
+	*status = kdapl_uobj_find_ia_pz(ufile, a->ia_id, a->pz_id, &ia, &pz);
+	if (*status)
 		return 0;
-	}
 	if (a->addr != (uintptr_t)a->addr) {
 		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		return 0;
@@ -430,8 +419,8 @@ static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 				&lmr, &lmr_context, &rmr_context, &reg_len,
 				&reg_addr);
 	if (!ret) {
-		ret = kdapl_uioctl_add(ufile, DAT_HANDLE_TYPE_LMR, lmr,
-				       a->cookie, ia->id, &uobj);
+		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_LMR, lmr,
+				     a->cookie, ia->id, &uobj);
 		if (ret) {
 			kdapl_lmr_free(&ufile->owner, lmr);
 		} else {
@@ -449,7 +438,7 @@ static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
-	struct kdapl_obj_free *a = arg;
+	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_LMR);
@@ -463,29 +452,42 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
-#define KDAPL_UIOCTL(nr, fn, type, fl)					\
+#define KDAPL_UIOCTL_FN(nr, fn, type, fl)				\
 	[KDAPL_NR_##nr] = {						\
-		.handler = kdapl_uioctl_##fn,				\
+		.handler = fn,						\
 		.size = sizeof(struct type),				\
 		.min_size = sizeof(struct type),			\
 		.flags = (fl),						\
 	}
+#define KDAPL_UIOCTL(nr, fn, type, fl)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_uioctl_##fn, type, fl)
+#define KDAPL_UCONN(nr, fn, type)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_uconn_##fn, type, 0)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
-	KDAPL_UIOCTL(HELLO, hello, kdapl_hello,
+	KDAPL_UIOCTL(HELLO, hello, kdapl_ioc_hello,
 		     KDAPL_UIOCTL_BEFORE_HELLO),
-	KDAPL_UIOCTL(IA_OPEN, ia_open, kdapl_ia_open, 0),
-	KDAPL_UIOCTL(IA_CLOSE, ia_close, kdapl_obj_free, 0),
-	KDAPL_UIOCTL(IA_QUERY, ia_query, kdapl_ia_query, 0),
-	KDAPL_UIOCTL(PZ_CREATE, pz_create, kdapl_pz_create, 0),
-	KDAPL_UIOCTL(PZ_FREE, pz_free, kdapl_obj_free, 0),
-	KDAPL_UIOCTL(EVD_CREATE, evd_create, kdapl_evd_create, 0),
-	KDAPL_UIOCTL(EVD_FREE, evd_free, kdapl_obj_free, 0),
-	KDAPL_UIOCTL(EVD_WAIT, evd_wait, kdapl_evd_wait,
+	KDAPL_UIOCTL(IA_OPEN, ia_open, kdapl_ioc_ia_open, 0),
+	KDAPL_UIOCTL(IA_CLOSE, ia_close, kdapl_ioc_obj_free, 0),
+	KDAPL_UIOCTL(IA_QUERY, ia_query, kdapl_ioc_ia_query, 0),
+	KDAPL_UIOCTL(PZ_CREATE, pz_create, kdapl_ioc_pz_create, 0),
+	KDAPL_UIOCTL(PZ_FREE, pz_free, kdapl_ioc_obj_free, 0),
+	KDAPL_UIOCTL(EVD_CREATE, evd_create, kdapl_ioc_evd_create, 0),
+	KDAPL_UIOCTL(EVD_FREE, evd_free, kdapl_ioc_obj_free, 0),
+	KDAPL_UIOCTL(EVD_WAIT, evd_wait, kdapl_ioc_evd_wait,
 		     KDAPL_UIOCTL_UNLOCKED),
-	KDAPL_UIOCTL(EVD_POST_SE, evd_post_se, kdapl_evd_post_se, 0),
-	KDAPL_UIOCTL(LMR_CREATE, lmr_create, kdapl_lmr_create, 0),
-	KDAPL_UIOCTL(LMR_FREE, lmr_free, kdapl_obj_free, 0),
+	KDAPL_UIOCTL(EVD_POST_SE, evd_post_se, kdapl_ioc_evd_post_se, 0),
+	KDAPL_UIOCTL(LMR_CREATE, lmr_create, kdapl_ioc_lmr_create, 0),
+	KDAPL_UIOCTL(LMR_FREE, lmr_free, kdapl_ioc_obj_free, 0),
+	KDAPL_UCONN(EP_CREATE, ep_create, kdapl_ioc_ep_create),
+	KDAPL_UCONN(EP_FREE, ep_free, kdapl_ioc_obj_free),
+	KDAPL_UCONN(EP_CONNECT, ep_connect, kdapl_ioc_ep_connect),
+	KDAPL_UCONN(EP_DISCONNECT, ep_disconnect, kdapl_ioc_obj_free),
+	KDAPL_UCONN(EP_GET_STATUS, ep_get_status, kdapl_ioc_ep_get_status),
+	KDAPL_UCONN(PSP_CREATE, psp_create, kdapl_ioc_psp_create),
+	KDAPL_UCONN(PSP_FREE, psp_free, kdapl_ioc_obj_free),
+	KDAPL_UCONN(CR_ACCEPT, cr_accept, kdapl_ioc_cr_reply),
+	KDAPL_UCONN(CR_REJECT, cr_reject, kdapl_ioc_cr_reply),
 };
 
 /* The command's entry, or NULL for an unknown command. */

@@ -48,6 +48,30 @@ struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 	return uobj;
 }
 
+/* Publish @uobj under a new id; callers say how they are serialised. */
+static int __kdapl_uobj_insert(struct kdapl_ufile *ufile,
+			       struct kdapl_uobj *uobj, u32 ia_id)
+{
+	int ret;
+
+	/* Set before the id is published (sinks insert without the lock). */
+	uobj->ia_id = ia_id;
+	ret = xa_alloc_cyclic(&ufile->objs, &uobj->id, uobj,
+			      XA_LIMIT(1, U32_MAX), &ufile->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		return ret;
+	if (!ia_id)
+		uobj->ia_id = uobj->id;
+	ret = xa_insert(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
+			GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		xa_erase(&ufile->objs, uobj->id);
+		return ret;
+	}
+	return 0;
+}
+
 /**
  * kdapl_uobj_insert() - give an object an id in its file
  * @ufile: the file
@@ -60,22 +84,72 @@ struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
 		      u32 ia_id)
 {
-	int ret;
-
 	lockdep_assert_held(&ufile->lock);
-	ret = xa_alloc_cyclic(&ufile->objs, &uobj->id, uobj,
-			      XA_LIMIT(1, U32_MAX), &ufile->next_id,
-			      GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
-		return ret;
-	uobj->ia_id = ia_id ? ia_id : uobj->id;
-	ret = xa_insert(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
-			GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		xa_erase(&ufile->objs, uobj->id);
-		return ret;
+	return __kdapl_uobj_insert(ufile, uobj, ia_id);
+}
+
+/**
+ * kdapl_uobj_add_from_event() - an id for an object an event brings
+ * @ufile: the file
+ * @type: DAT_HANDLE_TYPE_* of the kDAT object (a CR)
+ * @handle: its kDAT handle
+ * @ia_id: the id of its IA
+ *
+ * For the sink of a connection request EVD, which may not take the
+ * file's lock (an ioctl holding it may wait for the sink): the xarray
+ * serialises the insertion, and nothing looks the id up before the
+ * event carrying it is in the ring.
+ *
+ * Context: process context (the sinks of CR EVDs run from kdapl's work
+ * queue).
+ * Return: the new id, or 0 without memory.
+ */
+u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
+			      DAT_HANDLE handle, u32 ia_id)
+{
+	struct kdapl_uobj *uobj;
+
+	might_sleep();
+	uobj = kdapl_uobj_alloc(type, handle, 0);
+	if (!uobj)
+		return 0;
+	if (__kdapl_uobj_insert(ufile, uobj, ia_id)) {
+		kfree(uobj);
+		return 0;
 	}
-	return 0;
+	return uobj->id;
+}
+
+/**
+ * kdapl_uobj_add() - give a new kDAT object of a file its id
+ * @ufile: the file
+ * @type: DAT_HANDLE_TYPE_* of the object
+ * @handle: its kDAT handle
+ * @cookie: the caller's cookie for it
+ * @ia_id: the id of its IA; 0 for an IA
+ * @uobjp: out: the file's object
+ *
+ * Context: process context, ufile->lock held.
+ * Return: DAT_SUCCESS, or DAT_INSUFFICIENT_RESOURCES; on failure the
+ * caller frees the kDAT object.
+ */
+DAT_RETURN kdapl_uobj_add(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
+			  DAT_HANDLE handle, u64 cookie, u32 ia_id,
+			  struct kdapl_uobj **uobjp)
+{
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_alloc(type, handle, cookie);
+	if (!uobj)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	if (kdapl_uobj_insert(ufile, uobj, ia_id)) {
+		kfree(uobj);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	*uobjp = uobj;
+	return DAT_SUCCESS;
 }
 
 /**
@@ -125,6 +199,30 @@ struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
 }
 
 /**
+ * kdapl_uobj_find_ia_pz() - the IA and PZ a create call names
+ * @ufile: the file
+ * @ia_id: the IA's id
+ * @pz_id: the PZ's id
+ * @ia: out: the IA
+ * @pz: out: the PZ
+ *
+ * Context: process context, ufile->lock held.
+ * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE (IA or PZ).
+ */
+DAT_RETURN kdapl_uobj_find_ia_pz(struct kdapl_ufile *ufile, u32 ia_id,
+				 u32 pz_id, struct kdapl_uobj **ia,
+				 struct kdapl_uobj **pz)
+{
+	*ia = kdapl_uobj_find(ufile, ia_id, DAT_HANDLE_TYPE_IA);
+	if (!*ia)
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	*pz = kdapl_uobj_find(ufile, pz_id, DAT_HANDLE_TYPE_PZ);
+	if (!*pz)
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	return DAT_SUCCESS;
+}
+
+/**
  * kdapl_uobj_destroy() - forget an object whose kDAT object is gone
  * @ufile: the file
  * @uobj: the object, in the table
@@ -171,6 +269,10 @@ void kdapl_uobj_release_all(struct kdapl_ufile *ufile)
 	unsigned long id;
 
 	mutex_lock(&ufile->lock);
+	/* First no sink runs any more: a CR sink may still add objects. */
+	xa_for_each(&ufile->objs, id, uobj)
+		if (uobj->ring)
+			kdapl_uring_detach(uobj);
 	xa_for_each(&ufile->objs, id, uobj)
 		kdapl_uobj_destroy(ufile, uobj);
 	mutex_unlock(&ufile->lock);

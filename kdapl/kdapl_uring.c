@@ -89,12 +89,13 @@ void kdapl_uring_put(struct kdapl_uring *ring)
  * @ufile: the file
  * @qlen: the EVD's queue length, at least 1
  * @cookie: the EVD's cookie
+ * @ia_id: the id of the EVD's IA
  *
  * Context: process context.
  * Return: the ring with one reference, or NULL without memory.
  */
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie)
+				       u64 cookie, u32 ia_id)
 {
 	struct kdapl_uring *ring;
 	u32 entries;
@@ -117,6 +118,7 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	ring->hdr->entries = entries;
 	ring->cookie = cookie;
 	ring->ufile = ufile;
+	ring->ia_id = ia_id;
 	kref_init(&ring->ref);
 	spin_lock_init(&ring->lock);
 	init_waitqueue_head(&ring->wait);
@@ -131,16 +133,77 @@ static u32 kdapl_uring_count(struct kdapl_uring *ring, u32 tail)
 	return min(n, ring->entries);
 }
 
+/* The cookie the file gave the object of @handle, or 0. */
+static u64 kdapl_uring_cookie(struct kdapl_uring *ring, DAT_HANDLE handle)
+{
+	u64 cookie = 0;
+
+	kdapl_uobj_cookie(ring->ufile, handle, &cookie);
+	return cookie;
+}
+
+static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
+				 struct kdapl_uevent *u, const DAT_EVENT *ev)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+
+	u->cookie = d->user_cookie.as_64;
+	u->status = d->status;
+	u->length = d->transfered_length;
+	u->data[0] = kdapl_uring_cookie(ring, d->ep_handle);
+	u->data[1] = d->operation;
+}
+
+/*
+ * A connection request: the CR becomes an object of the file, which the
+ * event names by its new id (0 if there was no memory for it: the
+ * request then waits, unanswerable, for the IA to close).
+ */
+static void kdapl_uring_fill_cr(struct kdapl_uring *ring,
+				struct kdapl_uevent *u, const DAT_EVENT *ev)
+{
+	const DAT_CR_ARRIVAL_EVENT_DATA *d =
+		&ev->event_data.cr_arrival_event_data;
+
+	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
+	u->data[0] = d->conn_qual;
+	u->new_id = kdapl_uobj_add_from_event(ring->ufile, DAT_HANDLE_TYPE_CR,
+					      d->cr_handle, ring->ia_id);
+}
+
+/*
+ * The compact form of @ev, carrying the file's cookies.  Not under the
+ * ring's lock: a connection request allocates its CR's object.
+ */
 static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 			     const DAT_EVENT *ev)
 {
+	const DAT_CONNECTION_EVENT_DATA *conn;
 	const DAT_ASYNCH_ERROR_EVENT_DATA *async;
-	u64 cookie = 0;
 
 	memset(u, 0, sizeof(*u));
 	u->number = ev->event_number;
 	u->evd_cookie = ring->cookie;
 	switch (ev->event_number) {
+	case DAT_DTO_COMPLETION_EVENT:
+		kdapl_uring_fill_dto(ring, u, ev);
+		break;
+	case DAT_CONNECTION_REQUEST_EVENT:
+		kdapl_uring_fill_cr(ring, u, ev);
+		break;
+	case DAT_CONNECTION_EVENT_ESTABLISHED:
+	case DAT_CONNECTION_EVENT_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR:
+	case DAT_CONNECTION_EVENT_DISCONNECTED:
+	case DAT_CONNECTION_EVENT_BROKEN:
+	case DAT_CONNECTION_EVENT_TIMED_OUT:
+	case DAT_CONNECTION_EVENT_UNREACHABLE:
+		conn = &ev->event_data.connect_event_data;
+		u->cookie = kdapl_uring_cookie(ring, conn->ep_handle);
+		u->length = conn->private_data_size;
+		break;
 	case DAT_SOFTWARE_EVENT:
 		u->data[0] = (uintptr_t)ev->event_data.software_event_data.pointer;
 		break;
@@ -150,12 +213,11 @@ static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 	case DAT_ASYNC_ERROR_TIMED_OUT:
 	case DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR:
 		async = &ev->event_data.asynch_error_event_data;
-		kdapl_uobj_cookie(ring->ufile, async->dat_handle, &cookie);
-		u->cookie = cookie;
+		u->cookie = kdapl_uring_cookie(ring, async->dat_handle);
 		u->status = async->reason;
 		break;
 	default:
-		/* Not for a file yet: the number alone says what happened. */
+		/* The number alone says what happened. */
 		break;
 	}
 }
@@ -185,10 +247,12 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 			     DAT_BOOLEAN more)
 {
 	struct kdapl_uring *ring = data;
+	struct kdapl_uevent u;
 	unsigned long flags;
 	bool report = false;
 	u32 tail, lost;
 
+	kdapl_uring_fill(ring, &u, ev);
 	spin_lock_irqsave(&ring->lock, flags);
 	tail = ring->tail;
 	if (ring->dead) {
@@ -198,8 +262,7 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		WRITE_ONCE(ring->hdr->overflows, lost);
 		report = lost == 1;
 	} else {
-		kdapl_uring_fill(ring, &ring->ev[tail & (ring->entries - 1)],
-				 ev);
+		ring->ev[tail & (ring->entries - 1)] = u;
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);

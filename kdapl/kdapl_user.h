@@ -52,6 +52,7 @@ struct kdapl_ufile {
  * @wait: dat_evd_wait() and poll() sleep here
  * @dead: the EVD was freed: waiters return
  * @ufile: the file, for the cookies of other objects
+ * @ia_id: the id of the EVD's IA, for the objects its events bring
  * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
@@ -67,6 +68,7 @@ struct kdapl_uring {
 	wait_queue_head_t wait;
 	bool dead;
 	struct kdapl_ufile *ufile;
+	u32 ia_id;
 	struct rcu_head rcu;
 };
 
@@ -100,20 +102,48 @@ void kdapl_chardev_exit(void);
 long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		  void __user *arg);
 
+/* The commands of kdapl_uconn.c, for the table of kdapl_uioctl.c. */
+int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status);
+int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
+			DAT_RETURN *status);
+int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
+int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
+			      DAT_RETURN *status);
+int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
+			      DAT_RETURN *status);
+int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
+int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status);
+int kdapl_uconn_cr_accept(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status);
+int kdapl_uconn_cr_reject(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status);
+
 struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 				    u64 cookie);
 int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
 		      u32 ia_id);
 struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
 				   DAT_HANDLE_TYPE type);
+u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
+			      DAT_HANDLE handle, u32 ia_id);
+DAT_RETURN kdapl_uobj_add(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
+			  DAT_HANDLE handle, u64 cookie, u32 ia_id,
+			  struct kdapl_uobj **uobjp);
 bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
 		       u64 *cookie);
+DAT_RETURN kdapl_uobj_find_ia_pz(struct kdapl_ufile *ufile, u32 ia_id,
+				 u32 pz_id, struct kdapl_uobj **ia,
+				 struct kdapl_uobj **pz);
 void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj);
 void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id);
 void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
 
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie);
+				       u64 cookie, u32 ia_id);
 void kdapl_uring_put(struct kdapl_uring *ring);
 struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id);
 DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,

@@ -72,7 +72,7 @@ DAT_RETURN shim_dev_call(int fd, unsigned long cmd, void *arg, size_t size)
  */
 int shim_dev_open(void)
 {
-	struct kdapl_hello hello = { .abi_version = KDAPL_ABI_VERSION };
+	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION };
 	int fd, err;
 
 	fd = open("/dev/" KDAPL_DEVICE_NAME, O_RDWR | O_CLOEXEC);

@@ -132,7 +132,7 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 			 DAT_COUNT *nmore)
 {
 	struct shim_evd *evd = shim_evd_get(handle);
-	struct kdapl_evd_wait w = { 0 };
+	struct kdapl_ioc_evd_wait w = { 0 };
 	DAT_RETURN ret;
 	__u32 n;
 
@@ -162,7 +162,7 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE handle, const DAT_EVENT *event)
 {
 	struct shim_evd *evd = shim_evd_get(handle);
-	struct kdapl_evd_post_se p = { 0 };
+	struct kdapl_ioc_evd_post_se p = { 0 };
 
 	if (!evd)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
@@ -179,7 +179,7 @@ DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
 							    DAT_HANDLE_TYPE_IA);
-	struct kdapl_evd_create c = { 0 };
+	struct kdapl_ioc_evd_create c = { 0 };
 	struct shim_evd *evd;
 	DAT_RETURN ret;
 

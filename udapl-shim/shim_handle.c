@@ -78,7 +78,7 @@ void shim_obj_free(struct shim_obj *obj)
  */
 DAT_RETURN shim_obj_kfree(struct shim_obj *obj, unsigned long cmd)
 {
-	struct kdapl_obj_free f = { .id = obj->id };
+	struct kdapl_ioc_obj_free f = { .id = obj->id };
 
 	return shim_dev_call(obj->ia->fd, cmd, &f, sizeof(f));
 }

@@ -18,7 +18,7 @@
 static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 				   DAT_COUNT qlen)
 {
-	struct kdapl_ia_open o = { .async_qlen = qlen };
+	struct kdapl_ioc_ia_open o = { .async_qlen = qlen };
 	struct shim_evd *evd;
 	DAT_RETURN ret;
 
@@ -94,7 +94,7 @@ DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 
 static DAT_RETURN shim_ia_query_attr(struct shim_ia *ia, DAT_IA_ATTR *a)
 {
-	struct kdapl_ia_query q = { .ia_id = ia->obj.id };
+	struct kdapl_ioc_ia_query q = { .ia_id = ia->obj.id };
 	DAT_RETURN ret = SHIM_CALL(ia, IA_QUERY, q);
 
 	if (ret != DAT_SUCCESS)
@@ -203,7 +203,7 @@ DAT_RETURN shim_ia_close(DAT_IA_HANDLE handle, DAT_CLOSE_FLAGS flags)
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(handle,
 							    DAT_HANDLE_TYPE_IA);
-	struct kdapl_obj_free f = { .flags = flags };
+	struct kdapl_ioc_obj_free f = { .flags = flags };
 	DAT_RETURN ret;
 
 	if (!ia)

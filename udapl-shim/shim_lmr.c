@@ -54,7 +54,7 @@ DAT_RETURN shim_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
 							    DAT_HANDLE_TYPE_IA);
 	struct shim_obj *pz = shim_obj_get(pz_handle, DAT_HANDLE_TYPE_PZ);
-	struct kdapl_lmr_create c = { 0 };
+	struct kdapl_ioc_lmr_create c = { 0 };
 	struct shim_lmr *lmr;
 	DAT_RETURN ret;
 

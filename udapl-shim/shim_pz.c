@@ -11,7 +11,7 @@ DAT_RETURN shim_pz_create(DAT_IA_HANDLE handle, DAT_PZ_HANDLE *pz_handle)
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(handle,
 							    DAT_HANDLE_TYPE_IA);
-	struct kdapl_pz_create c = { 0 };
+	struct kdapl_ioc_pz_create c = { 0 };
 	struct shim_pz *pz;
 	DAT_RETURN ret;
 

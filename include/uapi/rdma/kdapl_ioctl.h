@@ -45,7 +45,7 @@ struct kdapl_ioc_head {
 };
 
 /**
- * struct kdapl_hello - the ABI handshake, the first call on a file
+ * struct kdapl_ioc_hello - the ABI handshake, the first call on a file
  * @head: see struct kdapl_ioc_head
  * @abi_version: in: KDAPL_ABI_VERSION of the caller; out: the kernel's
  * @max_ia_name: out: longest IA name, terminating NUL included
@@ -56,7 +56,7 @@ struct kdapl_ioc_head {
  * version succeeds; a mismatch fails with EPROTONOSUPPORT, and the kernel
  * log says which versions met.
  */
-struct kdapl_hello {
+struct kdapl_ioc_hello {
 	struct kdapl_ioc_head head;
 	__u32 abi_version;
 	__u32 max_ia_name;
@@ -67,7 +67,7 @@ struct kdapl_hello {
 #define KDAPL_ABI_NAME_MAX	96
 
 /**
- * struct kdapl_ia_open - open an IA for this file
+ * struct kdapl_ioc_ia_open - open an IA for this file
  * @head: see struct kdapl_ioc_head
  * @name: the IA name, NUL terminated (kdaplctl list shows them)
  * @async_qlen: queue length of the asynchronous EVD the kernel creates
@@ -77,7 +77,7 @@ struct kdapl_hello {
  * @async_ring_size: out: bytes to mmap for that EVD's event ring
  * @async_ring_offset: out: the mmap offset of that ring
  */
-struct kdapl_ia_open {
+struct kdapl_ioc_ia_open {
 	struct kdapl_ioc_head head;
 	char name[KDAPL_ABI_NAME_MAX];
 	__s32 async_qlen;
@@ -90,19 +90,19 @@ struct kdapl_ia_open {
 };
 
 /**
- * struct kdapl_obj_free - close an IA or free any object
+ * struct kdapl_ioc_obj_free - close an IA or free any object
  * @head: see struct kdapl_ioc_head
  * @id: the object
  * @flags: DAT_CLOSE_FLAGS for an IA close; zero otherwise
  */
-struct kdapl_obj_free {
+struct kdapl_ioc_obj_free {
 	struct kdapl_ioc_head head;
 	__u32 id;
 	__u32 flags;
 };
 
 /**
- * struct kdapl_ia_query - the attributes of an IA
+ * struct kdapl_ioc_ia_query - the attributes of an IA
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
  * @reserved: zero
@@ -111,7 +111,7 @@ struct kdapl_obj_free {
  * @addr: the IA address, a struct sockaddr_in or sockaddr_in6
  * @max_eps: the rest: as the fields of DAT_IA_ATTR with the same names
  */
-struct kdapl_ia_query {
+struct kdapl_ioc_ia_query {
 	struct kdapl_ioc_head head;
 	__u32 ia_id;
 	__u32 reserved;
@@ -148,19 +148,19 @@ struct kdapl_ia_query {
 };
 
 /**
- * struct kdapl_pz_create - create a protection zone
+ * struct kdapl_ioc_pz_create - create a protection zone
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
  * @pz_id: out: the PZ
  */
-struct kdapl_pz_create {
+struct kdapl_ioc_pz_create {
 	struct kdapl_ioc_head head;
 	__u32 ia_id;
 	__u32 pz_id;
 };
 
 /**
- * struct kdapl_evd_create - create an EVD and its event ring
+ * struct kdapl_ioc_evd_create - create an EVD and its event ring
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
  * @qlen: the minimum queue length (DAT evd_min_qlen)
@@ -172,7 +172,7 @@ struct kdapl_pz_create {
  * @ring_size: out: bytes to mmap
  * @ring_offset: out: the mmap offset of the ring
  */
-struct kdapl_evd_create {
+struct kdapl_ioc_evd_create {
 	struct kdapl_ioc_head head;
 	__u32 ia_id;
 	__s32 qlen;
@@ -186,7 +186,7 @@ struct kdapl_evd_create {
 };
 
 /**
- * struct kdapl_evd_wait - wait for events of an EVD
+ * struct kdapl_ioc_evd_wait - wait for events of an EVD
  * @head: see struct kdapl_ioc_head
  * @evd_id: the EVD
  * @threshold: return once this many events are in the ring
@@ -197,7 +197,7 @@ struct kdapl_evd_create {
  * Returns DAT_SUCCESS when @threshold events are in the ring,
  * DAT_TIMEOUT_EXPIRED, or DAT_INTERRUPTED_CALL on a signal.
  */
-struct kdapl_evd_wait {
+struct kdapl_ioc_evd_wait {
 	struct kdapl_ioc_head head;
 	__u32 evd_id;
 	__s32 threshold;
@@ -208,13 +208,13 @@ struct kdapl_evd_wait {
 };
 
 /**
- * struct kdapl_evd_post_se - post a software event
+ * struct kdapl_ioc_evd_post_se - post a software event
  * @head: see struct kdapl_ioc_head
  * @evd_id: the EVD
  * @reserved: zero
  * @pointer: the event's pointer, returned in struct kdapl_uevent.data[0]
  */
-struct kdapl_evd_post_se {
+struct kdapl_ioc_evd_post_se {
 	struct kdapl_ioc_head head;
 	__u32 evd_id;
 	__u32 reserved;
@@ -222,7 +222,7 @@ struct kdapl_evd_post_se {
 };
 
 /**
- * struct kdapl_lmr_create - register memory of the process
+ * struct kdapl_ioc_lmr_create - register memory of the process
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
  * @pz_id: the PZ
@@ -242,7 +242,7 @@ struct kdapl_evd_post_se {
  * reach them; they count against RLIMIT_MEMLOCK and the module's
  * user_pin_max_mb.
  */
-struct kdapl_lmr_create {
+struct kdapl_ioc_lmr_create {
 	struct kdapl_ioc_head head;
 	__u32 ia_id;
 	__u32 pz_id;
@@ -257,6 +257,149 @@ struct kdapl_lmr_create {
 	__u32 reserved2;
 	__u64 registered_address;
 	__u64 registered_length;
+};
+
+/**
+ * struct kdapl_ioc_ep_attr - the numeric attributes of an EP (DAT_EP_ATTR)
+ * @service_type: DAT_SERVICE_TYPE
+ * @qos: DAT_QOS
+ * @max_message_size: as DAT_EP_ATTR
+ * @max_rdma_size: as DAT_EP_ATTR
+ * @recv_completion_flags: DAT_COMPLETION_FLAGS
+ * @request_completion_flags: DAT_COMPLETION_FLAGS
+ * @max_recv_dtos: the rest: as the fields of DAT_EP_ATTR
+ * @reserved: zero
+ */
+struct kdapl_ioc_ep_attr {
+	__u32 service_type;
+	__u32 qos;
+	__u64 max_message_size;
+	__u64 max_rdma_size;
+	__u32 recv_completion_flags;
+	__u32 request_completion_flags;
+	__s32 max_recv_dtos;
+	__s32 max_request_dtos;
+	__s32 max_recv_iov;
+	__s32 max_request_iov;
+	__s32 max_rdma_read_in;
+	__s32 max_rdma_read_out;
+	__s32 srq_soft_hw;
+	__s32 max_rdma_read_iov;
+	__s32 max_rdma_write_iov;
+	__u32 reserved;
+};
+
+/* struct kdapl_ioc_ep_create.flags: @attr is given (else the defaults). */
+#define KDAPL_EP_CREATE_ATTR	0x1
+
+/**
+ * struct kdapl_ioc_ep_create - create an Endpoint
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @pz_id: its PZ
+ * @recv_evd_id: EVD of its receive completions, or 0
+ * @request_evd_id: EVD of its request completions, or 0
+ * @connect_evd_id: EVD of its connection events, or 0
+ * @flags: KDAPL_EP_CREATE_*
+ * @cookie: put in events about the EP
+ * @attr: the attributes, with KDAPL_EP_CREATE_ATTR
+ * @ep_id: out: the EP
+ * @reserved: zero
+ */
+struct kdapl_ioc_ep_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 pz_id;
+	__u32 recv_evd_id;
+	__u32 request_evd_id;
+	__u32 connect_evd_id;
+	__u32 flags;
+	__u64 cookie;
+	struct kdapl_ioc_ep_attr attr;
+	__u32 ep_id;
+	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_ep_connect - connect an EP to a remote service point
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @timeout_us: DAT_TIMEOUT
+ * @conn_qual: the remote connection qualifier
+ * @addr: the remote address, a struct sockaddr_in or sockaddr_in6
+ * @private_data: user pointer to the private data, or 0
+ * @private_data_size: its size
+ * @connect_flags: DAT_CONNECT_FLAGS
+ */
+struct kdapl_ioc_ep_connect {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 timeout_us;
+	__u64 conn_qual;
+	__u8 addr[128];
+	__u64 private_data;
+	__u32 private_data_size;
+	__u32 connect_flags;
+};
+
+/**
+ * struct kdapl_ioc_ep_get_status - the state of an EP
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @state: out: DAT_EP_STATE
+ * @recv_idle: out: DAT_BOOLEAN
+ * @request_idle: out: DAT_BOOLEAN
+ */
+struct kdapl_ioc_ep_get_status {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 state;
+	__u32 recv_idle;
+	__u32 request_idle;
+};
+
+/**
+ * struct kdapl_ioc_psp_create - create a Public Service Point
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @evd_id: the EVD of its connection requests
+ * @conn_qual: the connection qualifier it listens on
+ * @flags: DAT_PSP_FLAGS
+ * @reserved: zero
+ * @cookie: put in its connection request events
+ * @psp_id: out: the PSP
+ * @reserved2: zero
+ */
+struct kdapl_ioc_psp_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 evd_id;
+	__u64 conn_qual;
+	__u32 flags;
+	__u32 reserved;
+	__u64 cookie;
+	__u32 psp_id;
+	__u32 reserved2;
+};
+
+/**
+ * struct kdapl_ioc_cr_reply - accept or reject a connection request
+ * @head: see struct kdapl_ioc_head
+ * @cr_id: the CR (struct kdapl_uevent.new_id of its request event)
+ * @ep_id: the EP to accept on (accept only)
+ * @private_data: user pointer to the private data, or 0
+ * @private_data_size: its size
+ * @reserved: zero
+ *
+ * Either way the CR is gone afterwards.
+ */
+struct kdapl_ioc_cr_reply {
+	struct kdapl_ioc_head head;
+	__u32 cr_id;
+	__u32 ep_id;
+	__u64 private_data;
+	__u32 private_data_size;
+	__u32 reserved;
 };
 
 /*
@@ -308,8 +451,9 @@ struct kdapl_ring_head {
  * @new_id: the CR of a connection request event; the new object's id
  *	where an event creates one
  * @reserved: zero
- * @data: per event: the remote connection qualifier, the immediate
- *	data, the software event's pointer
+ * @data: per event: DTO events: [0] the EP's cookie, [1] the DAT_DTOS
+ *	operation; connection requests: [0] the connection qualifier;
+ *	software events: [0] the pointer
  */
 struct kdapl_uevent {
 	__u32 number;
@@ -335,6 +479,15 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_EVD_POST_SE = 0x09,
 	KDAPL_NR_LMR_CREATE = 0x0a,
 	KDAPL_NR_LMR_FREE = 0x0b,
+	KDAPL_NR_EP_CREATE = 0x0c,
+	KDAPL_NR_EP_FREE = 0x0d,
+	KDAPL_NR_EP_CONNECT = 0x0e,
+	KDAPL_NR_EP_DISCONNECT = 0x0f,
+	KDAPL_NR_EP_GET_STATUS = 0x10,
+	KDAPL_NR_PSP_CREATE = 0x11,
+	KDAPL_NR_PSP_FREE = 0x12,
+	KDAPL_NR_CR_ACCEPT = 0x13,
+	KDAPL_NR_CR_REJECT = 0x14,
 	KDAPL_NR_MAX
 };
 
@@ -357,5 +510,14 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_EVD_POST_SE	KDAPL_IOC(KDAPL_NR_EVD_POST_SE)
 #define KDAPL_IOC_LMR_CREATE	KDAPL_IOC(KDAPL_NR_LMR_CREATE)
 #define KDAPL_IOC_LMR_FREE	KDAPL_IOC(KDAPL_NR_LMR_FREE)
+#define KDAPL_IOC_EP_CREATE	KDAPL_IOC(KDAPL_NR_EP_CREATE)
+#define KDAPL_IOC_EP_FREE	KDAPL_IOC(KDAPL_NR_EP_FREE)
+#define KDAPL_IOC_EP_CONNECT	KDAPL_IOC(KDAPL_NR_EP_CONNECT)
+#define KDAPL_IOC_EP_DISCONNECT	KDAPL_IOC(KDAPL_NR_EP_DISCONNECT)
+#define KDAPL_IOC_EP_GET_STATUS	KDAPL_IOC(KDAPL_NR_EP_GET_STATUS)
+#define KDAPL_IOC_PSP_CREATE	KDAPL_IOC(KDAPL_NR_PSP_CREATE)
+#define KDAPL_IOC_PSP_FREE	KDAPL_IOC(KDAPL_NR_PSP_FREE)
+#define KDAPL_IOC_CR_ACCEPT	KDAPL_IOC(KDAPL_NR_CR_ACCEPT)
+#define KDAPL_IOC_CR_REJECT	KDAPL_IOC(KDAPL_NR_CR_REJECT)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

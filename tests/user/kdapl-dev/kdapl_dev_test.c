@@ -50,7 +50,7 @@ static long call(int fd, unsigned long cmd, void *arg, size_t size)
 
 static int dev_open(void)
 {
-	struct kdapl_hello hello = { .abi_version = KDAPL_ABI_VERSION };
+	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION };
 	int fd = open("/dev/kdapl", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
@@ -103,7 +103,7 @@ struct ia {
 
 static int ia_open(int fd, struct ia *ia, __u64 async_cookie)
 {
-	struct kdapl_ia_open o = { .async_qlen = 8,
+	struct kdapl_ioc_ia_open o = { .async_qlen = 8,
 				   .async_cookie = async_cookie };
 	long ret;
 
@@ -124,8 +124,8 @@ static int ia_open(int fd, struct ia *ia, __u64 async_cookie)
 
 static int test_handshake(void)
 {
-	struct kdapl_hello hello = { .abi_version = KDAPL_ABI_VERSION + 1 };
-	struct kdapl_ia_open o = { .async_qlen = 8 };
+	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION + 1 };
+	struct kdapl_ioc_ia_open o = { .async_qlen = 8 };
 	int fd = open("/dev/kdapl", O_RDWR);
 	long ret;
 
@@ -156,10 +156,10 @@ static int test_handshake(void)
 static int test_malformed(void)
 {
 	struct {
-		struct kdapl_pz_create pz;
+		struct kdapl_ioc_pz_create pz;
 		__u8 tail[16];
 	} big;
-	struct kdapl_pz_create pz = { 0 };
+	struct kdapl_ioc_pz_create pz = { 0 };
 	int fd = dev_open();
 	long ret;
 
@@ -197,9 +197,9 @@ static int test_malformed(void)
 
 static int test_ia(void)
 {
-	struct kdapl_ia_query q = { 0 };
-	struct kdapl_ia_open o = { .async_qlen = 8 };
-	struct kdapl_obj_free f = { 0 };
+	struct kdapl_ioc_ia_query q = { 0 };
+	struct kdapl_ioc_ia_open o = { .async_qlen = 8 };
+	struct kdapl_ioc_obj_free f = { 0 };
 	int fd = dev_open();
 	struct ia ia;
 	long ret;
@@ -252,8 +252,8 @@ static int test_ia(void)
 
 static int test_pz(void)
 {
-	struct kdapl_pz_create pz = { 0 };
-	struct kdapl_obj_free f = { 0 };
+	struct kdapl_ioc_pz_create pz = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
 	int fd = dev_open();
 	struct ia ia;
 	long ret;
@@ -286,12 +286,12 @@ static int test_pz(void)
 	return 0;
 }
 
-static int evd_create(int fd, struct ia *ia, int qlen, __u64 cookie,
-		      __u32 *id, struct ring *r)
+static int evd_create_flags(int fd, struct ia *ia, int qlen, __u64 cookie,
+			    __u32 flags, __u32 *id, struct ring *r)
 {
-	struct kdapl_evd_create c = {
+	struct kdapl_ioc_evd_create c = {
 		.ia_id = ia->ia_id, .qlen = qlen, .cookie = cookie,
-		.flags = DAT_EVD_SOFTWARE_FLAG,
+		.flags = flags,
 	};
 	long ret = CALL(fd, EVD_CREATE, c);
 
@@ -307,9 +307,16 @@ static int evd_create(int fd, struct ia *ia, int qlen, __u64 cookie,
 	return 0;
 }
 
+static int evd_create(int fd, struct ia *ia, int qlen, __u64 cookie,
+		      __u32 *id, struct ring *r)
+{
+	return evd_create_flags(fd, ia, qlen, cookie, DAT_EVD_SOFTWARE_FLAG,
+				id, r);
+}
+
 static long post_se(int fd, __u32 id, __u64 v)
 {
-	struct kdapl_evd_post_se p = { .evd_id = id, .pointer = v };
+	struct kdapl_ioc_evd_post_se p = { .evd_id = id, .pointer = v };
 
 	return CALL(fd, EVD_POST_SE, p);
 }
@@ -317,7 +324,7 @@ static long post_se(int fd, __u32 id, __u64 v)
 static long evd_wait(int fd, __u32 id, int threshold, __u32 us,
 		     __u32 *count)
 {
-	struct kdapl_evd_wait w = { .evd_id = id, .threshold = threshold,
+	struct kdapl_ioc_evd_wait w = { .evd_id = id, .threshold = threshold,
 				    .timeout_us = us };
 	long ret = CALL(fd, EVD_WAIT, w);
 
@@ -419,7 +426,7 @@ static int test_wait_wakeup(void)
 {
 	struct timespec t0, t1;
 	struct kdapl_uevent ev;
-	struct kdapl_obj_free f = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
 	struct waker w;
 	pthread_t th;
 	struct ring r;
@@ -472,7 +479,7 @@ static int test_wait_wakeup(void)
 
 static int test_mmap_rules(void)
 {
-	struct kdapl_evd_create c = { .qlen = 4,
+	struct kdapl_ioc_evd_create c = { .qlen = 4,
 				      .flags = DAT_EVD_SOFTWARE_FLAG };
 	int fd = dev_open();
 	struct ia ia;
@@ -509,8 +516,8 @@ static int test_mmap_rules(void)
 
 static int test_isolation(void)
 {
-	struct kdapl_pz_create pz = { 0 };
-	struct kdapl_obj_free f = { 0 };
+	struct kdapl_ioc_pz_create pz = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
 	int fd = dev_open(), fd2 = dev_open();
 	struct ia ia;
 	pid_t pid;
@@ -536,7 +543,7 @@ static int test_isolation(void)
 	/* A forked child may not use the parent's file at all. */
 	pid = fork();
 	if (!pid) {
-		struct kdapl_obj_free cf = { .id = pz.pz_id };
+		struct kdapl_ioc_obj_free cf = { .id = pz.pz_id };
 		void *p;
 
 		if (CALL(fd, PZ_FREE, cf) != -EPERM)
@@ -602,7 +609,7 @@ static int set_pin_cap_mb(unsigned int mb)
 }
 
 static long lmr_create(int fd, struct ia *ia, __u32 pz_id, void *addr,
-		       __u64 len, __u32 priv, struct kdapl_lmr_create *c)
+		       __u64 len, __u32 priv, struct kdapl_ioc_lmr_create *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->ia_id = ia->ia_id;
@@ -615,7 +622,7 @@ static long lmr_create(int fd, struct ia *ia, __u32 pz_id, void *addr,
 
 static long obj_free(int fd, unsigned long cmd, __u32 id)
 {
-	struct kdapl_obj_free f = { .id = id };
+	struct kdapl_ioc_obj_free f = { .id = id };
 
 	return call(fd, cmd, &f, sizeof(f));
 }
@@ -628,13 +635,202 @@ static void *map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* One side of a connection: its file, IA, PZ, EVDs and EP. */
+struct side {
+	int fd;
+	struct ia ia;
+	__u32 pz_id, conn_id, cr_id, ep_id, psp_id;
+	struct ring conn, cr;
+	__u8 addr[128];
+};
+
+static int side_open(struct side *sd, __u64 cookie)
+{
+	struct kdapl_ioc_ep_create e = { 0 };
+	struct kdapl_ioc_pz_create pz = { 0 };
+	struct kdapl_ioc_ia_query q = { 0 };
+	struct kdapl_ioc_evd_create c = { 0 };
+
+	memset(sd, 0, sizeof(*sd));
+	sd->fd = dev_open();
+	if (sd->fd < 0 || ia_open(sd->fd, &sd->ia, 0))
+		return FAIL("open");
+	q.ia_id = sd->ia.ia_id;
+	if (CALL(sd->fd, IA_QUERY, q) != DAT_SUCCESS)
+		return FAIL("query");
+	memcpy(sd->addr, q.addr, sizeof(sd->addr));
+	pz.ia_id = sd->ia.ia_id;
+	if (CALL(sd->fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return FAIL("pz");
+	sd->pz_id = pz.pz_id;
+	if (evd_create_flags(sd->fd, &sd->ia, 8, cookie | 0xc,
+			     DAT_EVD_CONNECTION_FLAG, &sd->conn_id, &sd->conn))
+		return -1;
+	if (evd_create_flags(sd->fd, &sd->ia, 8, cookie | 0xd,
+			     DAT_EVD_CR_FLAG, &sd->cr_id, &sd->cr))
+		return -1;
+	/* Connection requests are not merged with completion streams. */
+	c.ia_id = sd->ia.ia_id;
+	c.qlen = 8;
+	c.flags = DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG;
+	if (CALL(sd->fd, EVD_CREATE, c) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
+		return FAIL("CR merged with DTO");
+	e.ia_id = sd->ia.ia_id;
+	e.pz_id = sd->pz_id;
+	e.connect_evd_id = sd->conn_id;
+	e.cookie = cookie | 0xe;
+	if (CALL(sd->fd, EP_CREATE, e) != DAT_SUCCESS)
+		return FAIL("ep");
+	sd->ep_id = e.ep_id;
+	return 0;
+}
+
+/* The next event of a ring, waiting up to 5 s for it. */
+static int next_event(int fd, __u32 evd_id, struct ring *r,
+		      struct kdapl_uevent *ev)
+{
+	long ret = evd_wait(fd, evd_id, 1, 5000000, NULL);
+
+	if (ret != DAT_SUCCESS)
+		return FAIL("wait: %#lx", ret);
+	if (ring_pop(r, ev) != 1)
+		return FAIL("no event after the wait");
+	return 0;
+}
+
+static long connect_to(struct side *c, struct side *s, __u64 qual,
+		       const char *pdata)
+{
+	struct kdapl_ioc_ep_connect k = {
+		.ep_id = c->ep_id, .timeout_us = 5000000, .conn_qual = qual,
+		.private_data = (uintptr_t)pdata,
+		.private_data_size = strlen(pdata),
+	};
+
+	memcpy(k.addr, s->addr, sizeof(k.addr));
+	return CALL(c->fd, EP_CONNECT, k);
+}
+
+static int test_connect(void)
+{
+	struct kdapl_ioc_psp_create p = { .conn_qual = 4242,
+					  .flags = DAT_PSP_CONSUMER_FLAG,
+					  .cookie = 0x95 };
+	struct kdapl_ioc_ep_get_status st = { 0 };
+	struct kdapl_ioc_cr_reply cr = { 0 };
+	struct kdapl_uevent ev;
+	struct side s, c;
+	long ret;
+
+	if (side_open(&s, 0x500) || side_open(&c, 0xc00))
+		return -1;
+	p.ia_id = s.ia.ia_id;
+	p.evd_id = s.cr_id;
+	if (CALL(s.fd, PSP_CREATE, p) != DAT_SUCCESS)
+		return FAIL("psp");
+	ret = connect_to(&c, &s, 4242, "hello");
+	if (ret != DAT_SUCCESS)
+		return FAIL("connect: %#lx", ret);
+	if (next_event(s.fd, s.cr_id, &s.cr, &ev))
+		return -1;
+	if (ev.number != DAT_CONNECTION_REQUEST_EVENT || ev.cookie != 0x95 ||
+	    ev.evd_cookie != 0x50d || !ev.new_id || ev.data[0] != 4242)
+		return FAIL("request event %#x %#llx %#llx %u", ev.number,
+			    (unsigned long long)ev.cookie,
+			    (unsigned long long)ev.evd_cookie, ev.new_id);
+	/* The CR is an object of the server's file only. */
+	cr.cr_id = ev.new_id;
+	cr.ep_id = c.ep_id;
+	if (CALL(c.fd, CR_ACCEPT, cr) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR))
+		return FAIL("accept from the other file");
+	cr.ep_id = s.ep_id;
+	ret = CALL(s.fd, CR_ACCEPT, cr);
+	if (ret != DAT_SUCCESS)
+		return FAIL("accept: %#lx", ret);
+	if (CALL(s.fd, CR_ACCEPT, cr) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR))
+		return FAIL("second accept");
+	if (next_event(c.fd, c.conn_id, &c.conn, &ev))
+		return -1;
+	if (ev.number != DAT_CONNECTION_EVENT_ESTABLISHED || ev.cookie != 0xc0e)
+		return FAIL("client event %#x %#llx", ev.number,
+			    (unsigned long long)ev.cookie);
+	if (next_event(s.fd, s.conn_id, &s.conn, &ev))
+		return -1;
+	if (ev.number != DAT_CONNECTION_EVENT_ESTABLISHED || ev.cookie != 0x50e)
+		return FAIL("server event %#x", ev.number);
+	st.ep_id = c.ep_id;
+	if (CALL(c.fd, EP_GET_STATUS, st) != DAT_SUCCESS ||
+	    st.state != DAT_EP_STATE_CONNECTED)
+		return FAIL("client state %u", st.state);
+
+	ret = obj_free(c.fd, KDAPL_IOC_EP_DISCONNECT, c.ep_id);
+	if (ret != DAT_SUCCESS)
+		return FAIL("disconnect: %#lx", ret);
+	if (next_event(c.fd, c.conn_id, &c.conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_DISCONNECTED)
+		return FAIL("client disconnected %#x", ev.number);
+	if (next_event(s.fd, s.conn_id, &s.conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_DISCONNECTED)
+		return FAIL("server disconnected %#x", ev.number);
+	if (obj_free(s.fd, KDAPL_IOC_EP_FREE, s.ep_id) != DAT_SUCCESS ||
+	    obj_free(s.fd, KDAPL_IOC_PSP_FREE, p.psp_id) != DAT_SUCCESS)
+		return FAIL("free");
+	if (obj_free(s.fd, KDAPL_IOC_EP_FREE, s.ep_id) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP))
+		return FAIL("second free");
+	/* Everything else goes with the files. */
+	close(s.fd);
+	close(c.fd);
+	return 0;
+}
+
+static int test_reject(void)
+{
+	struct kdapl_ioc_psp_create p = { .conn_qual = 4343,
+					  .flags = DAT_PSP_CONSUMER_FLAG };
+	struct kdapl_ioc_cr_reply cr = { 0 };
+	struct kdapl_uevent ev;
+	struct side s, c;
+
+	if (side_open(&s, 0x500) || side_open(&c, 0xc00))
+		return -1;
+	p.ia_id = s.ia.ia_id;
+	p.evd_id = s.cr_id;
+	if (CALL(s.fd, PSP_CREATE, p) != DAT_SUCCESS ||
+	    connect_to(&c, &s, 4343, "x") != DAT_SUCCESS)
+		return FAIL("set-up");
+	if (next_event(s.fd, s.cr_id, &s.cr, &ev))
+		return -1;
+	cr.cr_id = ev.new_id;
+	cr.private_data = 8;
+	cr.private_data_size = 1;
+	if (CALL(s.fd, CR_REJECT, cr) != -EFAULT)
+		return FAIL("unreadable private data");
+	cr.private_data_size = 100000;
+	if (DAT_GET_TYPE(CALL(s.fd, CR_REJECT, cr)) != DAT_INVALID_PARAMETER)
+		return FAIL("huge private data");
+	cr.private_data_size = 0;
+	if (CALL(s.fd, CR_REJECT, cr) != DAT_SUCCESS)
+		return FAIL("reject");
+	if (next_event(c.fd, c.conn_id, &c.conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_PEER_REJECTED ||
+	    ev.cookie != 0xc0e)
+		return FAIL("client event %#x", ev.number);
+	close(s.fd);
+	close(c.fd);
+	return 0;
+}
+
 #define PRIV_RW	(DAT_MEM_PRIV_LOCAL_WRITE_FLAG | DAT_MEM_PRIV_REMOTE_WRITE_FLAG | \
 		 DAT_MEM_PRIV_REMOTE_READ_FLAG)
 
 static int test_lmr(void)
 {
-	struct kdapl_lmr_create small, big, c;
-	struct kdapl_pz_create pz = { 0 };
+	struct kdapl_ioc_lmr_create small, big, c;
+	struct kdapl_ioc_pz_create pz = { 0 };
 	long pin0, mod0, ret;
 	void *a, *b;
 	struct ia ia;
@@ -752,8 +948,8 @@ static int drop_ipc_lock(void)
 static int rlimit_child(void)
 {
 	struct rlimit rl = { 256 << 10, 256 << 10 };
-	struct kdapl_pz_create pz = { 0 };
-	struct kdapl_lmr_create c;
+	struct kdapl_ioc_pz_create pz = { 0 };
+	struct kdapl_ioc_lmr_create c;
 	void *b = map_anon(1 << 20);
 	struct ia ia;
 	long pin0;
@@ -804,7 +1000,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..10\n");
+	printf("TAP version 13\n1..12\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -815,5 +1011,7 @@ int main(int argc, char **argv)
 	tap_run("isolation", test_isolation);
 	tap_run("lmr", test_lmr);
 	tap_run("lmr_rlimit", test_lmr_rlimit);
+	tap_run("connect", test_connect);
+	tap_run("reject", test_reject);
 	return tap_done("kdapl_dev_test");
 }

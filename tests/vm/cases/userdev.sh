@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# /dev/kdapl from user space: the ABI handshake, malformed calls, IA, PZ
-# and EVD objects, event rings, waits, mmap rules and isolation between
-# files and across fork (tests/user/kdapl-dev).  Afterwards the module
-# must unload: every file released everything it had.
+# /dev/kdapl from user space: the ABI handshake, malformed calls, IA, PZ,
+# EVD and LMR objects, event rings, waits, mmap rules, isolation between
+# files and across fork, connections (tests/user/kdapl-dev), on rxe and,
+# on the debug kernel, on siw.  Afterwards the module must unload: every
+# file released everything it had.
 
 . /usr/lib/kdapl/lib.sh
 
@@ -14,4 +15,9 @@ mode=$(stat -c %a /dev/kdapl)
 expect_eq "$mode" 660 "mode of /dev/kdapl"
 check kdapl_dev_test rxe0-1
 rdma_del rxe0
+if kernel_is_debug; then
+	rdma_add siw
+	check kdapl_dev_test siw0-1
+	rdma_del siw0
+fi
 kdapl_unload

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl commands of /dev/kdapl for endpoints and connections: EPs,
+ * public service points, connection requests, connect and disconnect.
+ * The table of kdapl_uioctl.c dispatches to them; they run with the
+ * file's lock held and see only kernel copies of their arguments, but
+ * for the private data, which they copy from the user pointer the
+ * argument gives, after checking its size.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kdapl_user.h"
+
+/* The kDAT handle of an optional EVD id (0: none), or an error. */
+static DAT_RETURN kdapl_uconn_evd(struct kdapl_ufile *ufile, u32 id,
+				  DAT_RETURN_SUBTYPE bad, DAT_EVD_HANDLE *h)
+{
+	struct kdapl_uobj *uobj;
+
+	*h = DAT_HANDLE_NULL;
+	if (!id)
+		return DAT_SUCCESS;
+	uobj = kdapl_uobj_find(ufile, id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj)
+		return dat_error(DAT_INVALID_HANDLE, bad);
+	*h = uobj->handle;
+	return DAT_SUCCESS;
+}
+
+static void kdapl_uconn_attr(const struct kdapl_ioc_ep_attr *u, DAT_EP_ATTR *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->service_type = u->service_type;
+	a->max_message_size = u->max_message_size;
+	a->max_rdma_size = u->max_rdma_size;
+	a->qos = u->qos;
+	a->recv_completion_flags = u->recv_completion_flags;
+	a->request_completion_flags = u->request_completion_flags;
+	a->max_recv_dtos = u->max_recv_dtos;
+	a->max_request_dtos = u->max_request_dtos;
+	a->max_recv_iov = u->max_recv_iov;
+	a->max_request_iov = u->max_request_iov;
+	a->max_rdma_read_in = u->max_rdma_read_in;
+	a->max_rdma_read_out = u->max_rdma_read_out;
+	a->srq_soft_hw = u->srq_soft_hw;
+	a->max_rdma_read_iov = u->max_rdma_read_iov;
+	a->max_rdma_write_iov = u->max_rdma_write_iov;
+}
+
+/**
+ * kdapl_uconn_ep_create() - KDAPL_IOC_EP_CREATE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_create
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_create *a = arg;
+	DAT_EVD_HANDLE recv, req, conn;
+	struct kdapl_uobj *ia, *pz, *uobj;
+	DAT_EP_ATTR attr;
+	DAT_EP_HANDLE ep;
+	DAT_RETURN ret;
+
+	*status = kdapl_uobj_find_ia_pz(ufile, a->ia_id, a->pz_id, &ia, &pz);
+	if (*status)
+		return 0;
+	ret = kdapl_uconn_evd(ufile, a->recv_evd_id,
+			      DAT_INVALID_HANDLE_EVD_RECV, &recv);
+	if (!ret)
+		ret = kdapl_uconn_evd(ufile, a->request_evd_id,
+				      DAT_INVALID_HANDLE_EVD_REQUEST, &req);
+	if (!ret)
+		ret = kdapl_uconn_evd(ufile, a->connect_evd_id,
+				      DAT_INVALID_HANDLE_EVD_CONN, &conn);
+	if (ret || (a->flags & ~KDAPL_EP_CREATE_ATTR)) {
+		*status = ret ? ret : dat_error(DAT_INVALID_PARAMETER,
+						DAT_INVALID_ARG6);
+		return 0;
+	}
+	kdapl_uconn_attr(&a->attr, &attr);
+	ret = kdapl_ep_create(&ufile->owner, ia->handle, pz->handle, recv, req,
+			      conn, a->flags & KDAPL_EP_CREATE_ATTR ? &attr :
+			      NULL, &ep);
+	if (!ret) {
+		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_EP, ep, a->cookie,
+				     ia->id, &uobj);
+		if (ret)
+			kdapl_ep_free(&ufile->owner, ep);
+		else
+			a->ep_id = uobj->id;
+	}
+	*status = ret;
+	return 0;
+}
+
+/* Free an object of @type through @fn; its file object goes with it. */
+static DAT_RETURN kdapl_uconn_free(struct kdapl_ufile *ufile, u32 id,
+				   DAT_HANDLE_TYPE type,
+				   DAT_RETURN_SUBTYPE bad,
+				   DAT_RETURN (*fn)(struct kdapl_owner *,
+						    DAT_HANDLE))
+{
+	struct kdapl_uobj *uobj;
+	DAT_RETURN ret;
+
+	uobj = kdapl_uobj_find(ufile, id, type);
+	if (!uobj)
+		return dat_error(DAT_INVALID_HANDLE, bad);
+	ret = fn(&ufile->owner, uobj->handle);
+	if (ret == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, uobj);
+	return ret;
+}
+
+/**
+ * kdapl_uconn_ep_free() - KDAPL_IOC_EP_FREE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_obj_free
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
+			DAT_RETURN *status)
+{
+	struct kdapl_ioc_obj_free *a = arg;
+
+	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_EP,
+				   DAT_INVALID_HANDLE_EP, kdapl_ep_free);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_psp_free() - KDAPL_IOC_PSP_FREE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_obj_free
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status)
+{
+	struct kdapl_ioc_obj_free *a = arg;
+
+	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_PSP,
+				   DAT_INVALID_HANDLE_PSP, kdapl_psp_free);
+	return 0;
+}
+
+/*
+ * Copy private data from the process: at most KDAPL_PRIVATE_DATA_MAX
+ * bytes; what the transport takes is checked by kDAT.
+ */
+static int kdapl_uconn_pdata(u64 uptr, u32 size, void *buf,
+			     DAT_RETURN *status, DAT_RETURN_SUBTYPE arg)
+{
+	if (size > KDAPL_PRIVATE_DATA_MAX) {
+		*status = dat_error(DAT_INVALID_PARAMETER, arg);
+		return 1;
+	}
+	if (size && copy_from_user(buf, u64_to_user_ptr(uptr), size))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * kdapl_uconn_ep_connect() - KDAPL_IOC_EP_CONNECT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_connect
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EFAULT for private data that cannot be read.
+ */
+int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_connect *a = arg;
+	u8 pdata[KDAPL_PRIVATE_DATA_MAX];
+	struct sockaddr_storage addr;
+	struct kdapl_uobj *ep;
+	int err;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	err = kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
+				status, DAT_INVALID_ARG5);
+	if (err)
+		return err < 0 ? err : 0;
+	static_assert(sizeof(addr) == sizeof(a->addr));
+	memcpy(&addr, a->addr, sizeof(addr));
+	*status = kdapl_ep_connect(&ufile->owner, ep->handle,
+				   (struct sockaddr *)&addr, a->conn_qual,
+				   a->timeout_us, a->private_data_size,
+				   a->private_data_size ? pdata : NULL,
+				   DAT_QOS_BEST_EFFORT, a->connect_flags);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_ep_disconnect() - KDAPL_IOC_EP_DISCONNECT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_obj_free (the EP, and DAT_CLOSE_FLAGS)
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
+			      DAT_RETURN *status)
+{
+	struct kdapl_ioc_obj_free *a = arg;
+	struct kdapl_uobj *ep;
+
+	ep = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EP);
+	*status = ep ? kdapl_ep_disconnect(&ufile->owner, ep->handle,
+					   a->flags) :
+		  dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_ep_get_status() - KDAPL_IOC_EP_GET_STATUS
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_get_status
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
+			      DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_get_status *a = arg;
+	DAT_BOOLEAN recv_idle, request_idle;
+	struct kdapl_uobj *ep;
+	DAT_EP_STATE state;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	*status = kdapl_ep_get_status(&ufile->owner, ep->handle, &state,
+				      &recv_idle, &request_idle);
+	if (*status == DAT_SUCCESS) {
+		a->state = state;
+		a->recv_idle = recv_idle;
+		a->request_idle = request_idle;
+	}
+	return 0;
+}
+
+/**
+ * kdapl_uconn_psp_create() - KDAPL_IOC_PSP_CREATE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_psp_create
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_psp_create *a = arg;
+	struct kdapl_uobj *ia, *uobj;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_RETURN ret;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	if (!ia) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	ret = kdapl_uconn_evd(ufile, a->evd_id, DAT_INVALID_HANDLE_EVD_CR,
+			      &evd);
+	if (!ret)
+		ret = kdapl_psp_create(&ufile->owner, ia->handle, a->conn_qual,
+				       evd, a->flags, &psp);
+	if (!ret) {
+		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_PSP, psp,
+				     a->cookie, ia->id, &uobj);
+		if (ret)
+			kdapl_psp_free(&ufile->owner, psp);
+		else
+			a->psp_id = uobj->id;
+	}
+	*status = ret;
+	return 0;
+}
+
+/* Accept (@ep given) or reject a CR; the CR's object goes on success. */
+static int kdapl_uconn_cr_reply(struct kdapl_ufile *ufile,
+				struct kdapl_ioc_cr_reply *a, bool accept,
+				DAT_RETURN *status)
+{
+	u8 pdata[KDAPL_PRIVATE_DATA_MAX];
+	struct kdapl_uobj *cr, *ep = NULL;
+	int err;
+
+	cr = kdapl_uobj_find(ufile, a->cr_id, DAT_HANDLE_TYPE_CR);
+	if (accept && cr)
+		ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!cr || (accept && !ep)) {
+		*status = dat_error(DAT_INVALID_HANDLE, cr ?
+				    DAT_INVALID_HANDLE_EP :
+				    DAT_INVALID_HANDLE_CR);
+		return 0;
+	}
+	err = kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
+				status, accept ? DAT_INVALID_ARG3 :
+						 DAT_INVALID_ARG2);
+	if (err)
+		return err < 0 ? err : 0;
+	if (accept)
+		*status = kdapl_cr_accept(&ufile->owner, cr->handle,
+					  ep->handle, a->private_data_size,
+					  a->private_data_size ? pdata : NULL);
+	else
+		*status = kdapl_cr_reject(&ufile->owner, cr->handle,
+					  a->private_data_size,
+					  a->private_data_size ? pdata : NULL);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, cr);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_cr_accept() - KDAPL_IOC_CR_ACCEPT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_cr_reply
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EFAULT for private data that cannot be read.
+ */
+int kdapl_uconn_cr_accept(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status)
+{
+	return kdapl_uconn_cr_reply(ufile, arg, true, status);
+}
+
+/**
+ * kdapl_uconn_cr_reject() - KDAPL_IOC_CR_REJECT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_cr_reply
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EFAULT for private data that cannot be read.
+ */
+int kdapl_uconn_cr_reject(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status)
+{
+	return kdapl_uconn_cr_reply(ufile, arg, false, status);
+}
