@@ -147,14 +147,12 @@ fi
 
 # --- Integration tests in both VMs --------------------------------------
 vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim"
-vm_bins=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
-	 --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2)
 echo "== distro VM"
-tests/run-vm.sh --results "$results" "${vm_bins[@]}" distro $vm_tests ||
+tests/run-vm.sh --results "$results" distro $vm_tests ||
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
 	echo "== debug VM"
-	tests/run-vm.sh --results "$results" "${vm_bins[@]}" debug $vm_tests ||
+	tests/run-vm.sh --results "$results" debug $vm_tests ||
 		echo "debug VM tests failed"
 fi
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build kdapl and its test modules for one kernel of the bench and run
-# guest tests (tests/vm/cases/NAME.sh) in a VM booted with it.
+# Build kdapl, its test modules for one kernel of the bench, udapl-shim
+# and the user-space test programs, and run guest tests
+# (tests/vm/cases/NAME.sh) in a VM booted with it.
 #
 #   tests/run-vm.sh [VM.SH OPTION...] distro|debug|kcsan [TEST...]
 #
@@ -46,4 +47,11 @@ debug | kcsan)
 	;;
 esac
 
-exec tests/vm/vm.sh --kernel "$kernel" "${mods[@]}" "${args[@]}" "$@"
+# The user-space side: /dev/kdapl's test program, udapl-shim and its test
+# through libdat2 (the userdev and shim cases).
+make -s shim user >&2
+user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
+      --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2)
+
+exec tests/vm/vm.sh --kernel "$kernel" "${mods[@]}" "${user[@]}" \
+	"${args[@]}" "$@"
