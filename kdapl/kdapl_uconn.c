@@ -70,6 +70,9 @@ int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_EP_HANDLE ep;
 	DAT_RETURN ret;
 
+	if (a->reserved || a->attr.reserved)
+		return -EINVAL;
+
 	*status = kdapl_uobj_find_ia_pz(ufile, a->ia_id, a->pz_id, &ia, &pz);
 	if (*status)
 		return 0;
@@ -135,6 +138,9 @@ int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
 {
 	struct kdapl_ioc_obj_free *a = arg;
 
+	if (a->flags)
+		return -EINVAL;
+
 	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_EP,
 				   DAT_INVALID_HANDLE_EP, kdapl_ep_free);
 	return 0;
@@ -153,6 +159,9 @@ int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
 			 DAT_RETURN *status)
 {
 	struct kdapl_ioc_obj_free *a = arg;
+
+	if (a->flags)
+		return -EINVAL;
 
 	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_PSP,
 				   DAT_INVALID_HANDLE_PSP, kdapl_psp_free);
@@ -284,6 +293,9 @@ int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_PSP_HANDLE psp;
 	DAT_RETURN ret;
 
+	if (a->reserved || a->reserved2)
+		return -EINVAL;
+
 	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
 	if (!ia) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -315,6 +327,8 @@ static int kdapl_uconn_cr_reply(struct kdapl_ufile *ufile,
 	struct kdapl_uobj *cr, *ep = NULL;
 	int err;
 
+	if (a->reserved || (!accept && a->ep_id))
+		return -EINVAL;
 	cr = kdapl_uobj_find(ufile, a->cr_id, DAT_HANDLE_TYPE_CR);
 	if (accept && cr)
 		ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);

@@ -130,6 +130,9 @@ static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 	DAT_IA_HANDLE ia;
 	DAT_RETURN ret;
 
+	if (a->reserved)
+		return -EINVAL;
+
 	if (strnlen(a->name, sizeof(a->name)) == sizeof(a->name)) {
 		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 		return 0;
@@ -222,6 +225,9 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *uobj;
 	DAT_IA_ATTR *attr;
 
+	if (a->reserved)
+		return -EINVAL;
+
 	uobj = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
 	if (!uobj) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
@@ -270,6 +276,9 @@ static int kdapl_uioctl_pz_free(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
+	if (a->flags)
+		return -EINVAL;
+
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_PZ);
 	if (!uobj) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
@@ -288,6 +297,9 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *ia, *uobj;
 	DAT_EVD_HANDLE evd;
 	DAT_RETURN ret;
+
+	if (a->reserved)
+		return -EINVAL;
 
 	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
 	if (!ia) {
@@ -328,6 +340,9 @@ static int kdapl_uioctl_evd_free(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
 
+	if (a->flags)
+		return -EINVAL;
+
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EVD);
 	if (!uobj) {
 		*status = dat_error(DAT_INVALID_HANDLE,
@@ -347,6 +362,9 @@ static int kdapl_uioctl_evd_wait(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_ioc_evd_wait *a = arg;
 	struct kdapl_uring *ring = NULL;
 	struct kdapl_uobj *uobj;
+
+	if (a->reserved || a->reserved2)
+		return -EINVAL;
 
 	mutex_lock(&ufile->lock);
 	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
@@ -378,6 +396,9 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 		.event_number = DAT_SOFTWARE_EVENT,
 	};
 
+	if (a->reserved)
+		return -EINVAL;
+
 	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
 	if (!uobj) {
 		*status = dat_error(DAT_INVALID_HANDLE,
@@ -405,6 +426,9 @@ static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_VLEN reg_len;
 	DAT_LMR_HANDLE lmr;
 	DAT_RETURN ret;
+
+	if (a->reserved || a->reserved2)
+		return -EINVAL;
 
 	*status = kdapl_uobj_find_ia_pz(ufile, a->ia_id, a->pz_id, &ia, &pz);
 	if (*status)
@@ -440,6 +464,9 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 {
 	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *uobj;
+
+	if (a->flags)
+		return -EINVAL;
 
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_LMR);
 	if (!uobj) {

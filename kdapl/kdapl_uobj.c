@@ -3,14 +3,17 @@
  * The objects of an open file of /dev/kdapl.
  *
  * A file names its objects by ids of its own, allocated cyclically from
- * 1 so that an id is not reused while the file is open: a stale id finds
- * nothing rather than a newer object.  Each id maps to the kDAT handle of
+ * 1 so that an id comes back only after 2^32 - 1 others: a stale id finds
+ * nothing rather than a newer object.  Objects that an event brings (a
+ * connection request's CR) are inserted by the event's sink, under the
+ * xarray's own lock.  Each id maps to the kDAT handle of
  * the object, looked up with the file as owner, so a handle of another
  * owner could not be reached even through a corrupted table.
  *
- * Locking: ufile->lock serialises insertions and removals; lookups run
- * under it too (every ioctl that uses an object holds it), so an object
- * found cannot be destroyed under its user.
+ * Locking: ufile->lock serialises removals and the insertions of ioctls;
+ * lookups run under it too (every ioctl that uses an object holds it), so
+ * an object found cannot be destroyed under its user.  mmap() and the
+ * sinks read the tables under RCU; objects are freed with kfree_rcu().
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -48,28 +51,33 @@ struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 	return uobj;
 }
 
-/* Publish @uobj under a new id; callers say how they are serialised. */
-static int __kdapl_uobj_insert(struct kdapl_ufile *ufile,
+/*
+ * Give @uobj an id and publish it; callers say how they are serialised.
+ * The id is reserved first (lookups see nothing there), the object goes
+ * into @by_handle, and storing it under its id is the last step: once
+ * another thread can find it, nothing here touches it again.  Returns
+ * the id, or 0 with nothing published.
+ */
+static u32 __kdapl_uobj_insert(struct kdapl_ufile *ufile,
 			       struct kdapl_uobj *uobj, u32 ia_id)
 {
-	int ret;
+	unsigned long idx = kdapl_uobj_index(uobj->handle);
+	u32 id;
 
-	/* Set before the id is published (sinks insert without the lock). */
-	uobj->ia_id = ia_id;
-	ret = xa_alloc_cyclic(&ufile->objs, &uobj->id, uobj,
-			      XA_LIMIT(1, U32_MAX), &ufile->next_id,
-			      GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
-		return ret;
-	if (!ia_id)
-		uobj->ia_id = uobj->id;
-	ret = xa_insert(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
-			GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		xa_erase(&ufile->objs, uobj->id);
-		return ret;
+	if (xa_alloc_cyclic(&ufile->objs, &id, XA_ZERO_ENTRY,
+			    XA_LIMIT(1, U32_MAX), &ufile->next_id,
+			    GFP_KERNEL_ACCOUNT) < 0)
+		return 0;
+	uobj->id = id;
+	uobj->ia_id = ia_id ? ia_id : id;
+	/* A stale object of a reused handle index gives way. */
+	if (xa_err(xa_store(&ufile->by_handle, idx, uobj,
+			    GFP_KERNEL_ACCOUNT))) {
+		xa_release(&ufile->objs, id);
+		return 0;
 	}
-	return 0;
+	xa_store(&ufile->objs, id, uobj, GFP_KERNEL_ACCOUNT);
+	return id;
 }
 
 /**
@@ -85,7 +93,7 @@ int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
 		      u32 ia_id)
 {
 	lockdep_assert_held(&ufile->lock);
-	return __kdapl_uobj_insert(ufile, uobj, ia_id);
+	return __kdapl_uobj_insert(ufile, uobj, ia_id) ? 0 : -ENOMEM;
 }
 
 /**
@@ -97,8 +105,8 @@ int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
  *
  * For the sink of a connection request EVD, which may not take the
  * file's lock (an ioctl holding it may wait for the sink): the xarray
- * serialises the insertion, and nothing looks the id up before the
- * event carrying it is in the ring.
+ * serialises the insertion, and the object is published last, so that
+ * an ioctl that guesses the id meanwhile finds nothing or all of it.
  *
  * Context: process context (the sinks of CR EVDs run from kdapl's work
  * queue).
@@ -108,16 +116,16 @@ u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
 			      DAT_HANDLE handle, u32 ia_id)
 {
 	struct kdapl_uobj *uobj;
+	u32 id;
 
 	might_sleep();
 	uobj = kdapl_uobj_alloc(type, handle, 0);
 	if (!uobj)
 		return 0;
-	if (__kdapl_uobj_insert(ufile, uobj, ia_id)) {
+	id = __kdapl_uobj_insert(ufile, uobj, ia_id);
+	if (!id)
 		kfree(uobj);
-		return 0;
-	}
-	return uobj->id;
+	return id;
 }
 
 /**
@@ -233,7 +241,9 @@ void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj)
 {
 	lockdep_assert_held(&ufile->lock);
 	xa_erase(&ufile->objs, uobj->id);
-	xa_erase(&ufile->by_handle, kdapl_uobj_index(uobj->handle));
+	/* Unless a newer object of the same handle index took the slot. */
+	xa_cmpxchg(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
+		   NULL, 0);
 	if (uobj->ring)
 		kdapl_uring_detach(uobj);
 	kfree_rcu(uobj, rcu);

@@ -17,9 +17,10 @@
  * repeat its own events but never make the kernel write outside the ring.
  *
  * A ring holds at least the EVD's queue length.  An event that finds it
- * full is counted in hdr->overflows and reported once as
- * DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, as DAT asks of an
- * EVD queue that overflows: the loss is an event, never silent.
+ * full is counted in hdr->overflows, and the first of a run of losses is
+ * reported as DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, as DAT
+ * asks of an EVD queue that overflows: the loss is an event, never
+ * silent.  A connection request that cannot be delivered is rejected.
  *
  * Context: the sink runs in the context kdat.h gives upcalls of the EVD's
  * kind (bottom halves disabled for DTO EVDs), never with a kdapl lock
@@ -29,18 +30,49 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/cred.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "kdapl_user.h"
 
+/*
+ * Ring memory is the process's to pay for: its pages count against
+ * RLIMIT_MEMLOCK of the user, as io_uring's rings and registered buffers
+ * do (user_struct.locked_vm), unless the process has CAP_IPC_LOCK.
+ */
+static bool kdapl_uring_charge(struct kdapl_uring *ring)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long pages = ring->size >> PAGE_SHIFT;
+	struct user_struct *user = get_current_user();
+	long cur;
+
+	if (!capable(CAP_IPC_LOCK)) {
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			if (cur + pages > limit) {
+				free_uid(user);
+				return false;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+						  cur + pages));
+		ring->charged = pages;
+	}
+	ring->user = user;
+	return true;
+}
+
 static void kdapl_uring_release(struct kref *ref)
 {
 	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
 
+	atomic_long_sub(ring->charged, &ring->user->locked_vm);
+	free_uid(ring->user);
 	vfree(ring->hdr);
 	/* kdapl_uring_get() may look at it under RCU. */
 	kfree_rcu(ring, rcu);
@@ -91,8 +123,12 @@ void kdapl_uring_put(struct kdapl_uring *ring)
  * @cookie: the EVD's cookie
  * @ia_id: the id of the EVD's IA
  *
+ * Its pages count against the user's RLIMIT_MEMLOCK (see
+ * kdapl_uring_charge()).
+ *
  * Context: process context.
- * Return: the ring with one reference, or NULL without memory.
+ * Return: the ring with one reference, or NULL without memory or over
+ * the limit.
  */
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 				       u64 cookie, u32 ia_id)
@@ -108,8 +144,14 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 		return NULL;
 	ring->size = PAGE_ALIGN(KDAPL_RING_EVENTS +
 				(size_t)entries * sizeof(struct kdapl_uevent));
+	if (!kdapl_uring_charge(ring)) {
+		kfree(ring);
+		return NULL;
+	}
 	ring->hdr = vmalloc_user(ring->size);
 	if (!ring->hdr) {
+		atomic_long_sub(ring->charged, &ring->user->locked_vm);
+		free_uid(ring->user);
 		kfree(ring);
 		return NULL;
 	}
@@ -128,7 +170,8 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 /* Events in the ring as the kernel sees it, whatever the head says. */
 static u32 kdapl_uring_count(struct kdapl_uring *ring, u32 tail)
 {
-	u32 n = tail - READ_ONCE(ring->hdr->head);
+	/* Pairs with the process's release: the slots before it are read. */
+	u32 n = tail - smp_load_acquire(&ring->hdr->head);
 
 	return min(n, ring->entries);
 }
@@ -155,12 +198,27 @@ static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
 	u->data[1] = d->operation;
 }
 
+/* Does the ring have room?  The sink is its only producer: room stays. */
+static bool kdapl_uring_has_room(struct kdapl_uring *ring)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	room = !ring->dead && kdapl_uring_count(ring, ring->tail) <
+			      ring->entries;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return room;
+}
+
 /*
  * A connection request: the CR becomes an object of the file, which the
- * event names by its new id (0 if there was no memory for it: the
- * request then waits, unanswerable, for the IA to close).
+ * event names by its new id.  A request that cannot be delivered (the
+ * ring full or freed, no memory for the object) is rejected at once, so
+ * that neither the peer nor the CR waits for an answer that cannot come.
+ * Returns false then.
  */
-static void kdapl_uring_fill_cr(struct kdapl_uring *ring,
+static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 				struct kdapl_uevent *u, const DAT_EVENT *ev)
 {
 	const DAT_CR_ARRIVAL_EVENT_DATA *d =
@@ -168,15 +226,23 @@ static void kdapl_uring_fill_cr(struct kdapl_uring *ring,
 
 	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
 	u->data[0] = d->conn_qual;
-	u->new_id = kdapl_uobj_add_from_event(ring->ufile, DAT_HANDLE_TYPE_CR,
-					      d->cr_handle, ring->ia_id);
+	if (kdapl_uring_has_room(ring))
+		u->new_id = kdapl_uobj_add_from_event(ring->ufile,
+						      DAT_HANDLE_TYPE_CR,
+						      d->cr_handle,
+						      ring->ia_id);
+	if (u->new_id)
+		return true;
+	kdapl_cr_reject(&ring->ufile->owner, d->cr_handle, 0, NULL);
+	return false;
 }
 
 /*
  * The compact form of @ev, carrying the file's cookies.  Not under the
- * ring's lock: a connection request allocates its CR's object.
+ * ring's lock: a connection request allocates its CR's object.  Returns
+ * false for an event that is not to be delivered (a rejected request).
  */
-static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
+static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 			     const DAT_EVENT *ev)
 {
 	const DAT_CONNECTION_EVENT_DATA *conn;
@@ -190,8 +256,7 @@ static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 		kdapl_uring_fill_dto(ring, u, ev);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
-		kdapl_uring_fill_cr(ring, u, ev);
-		break;
+		return kdapl_uring_fill_cr(ring, u, ev);
 	case DAT_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_CONNECTION_EVENT_PEER_REJECTED:
 	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
@@ -220,6 +285,7 @@ static void kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 		/* The number alone says what happened. */
 		break;
 	}
+	return true;
 }
 
 /* Tell the IA that the EVD lost events, unless it is the async EVD. */
@@ -252,7 +318,8 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	bool report = false;
 	u32 tail, lost;
 
-	kdapl_uring_fill(ring, &u, ev);
+	if (!kdapl_uring_fill(ring, &u, ev))
+		return;
 	spin_lock_irqsave(&ring->lock, flags);
 	tail = ring->tail;
 	if (ring->dead) {
@@ -260,8 +327,11 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	} else if (kdapl_uring_count(ring, tail) >= ring->entries) {
 		lost = ++ring->overflows;
 		WRITE_ONCE(ring->hdr->overflows, lost);
-		report = lost == 1;
+		/* Once per run of losses: DAT reports an overflow, not each. */
+		report = !ring->overflowing;
+		ring->overflowing = true;
 	} else {
+		ring->overflowing = false;
 		ring->ev[tail & (ring->entries - 1)] = u;
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */

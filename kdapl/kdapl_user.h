@@ -49,10 +49,14 @@ struct kdapl_ufile {
  * @overflows: events lost because the ring was full
  * @size: bytes of the mapping
  * @cookie: the EVD's cookie, put in every event
- * @wait: dat_evd_wait() and poll() sleep here
+ * @wait: dat_evd_wait() sleeps here
  * @dead: the EVD was freed: waiters return
  * @ufile: the file, for the cookies of other objects
  * @ia_id: the id of the EVD's IA, for the objects its events bring
+ * @user: the user whose RLIMIT_MEMLOCK the ring's pages count against
+ * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
+ * @overflowing: the last event was lost; the next loss after a success
+ *	is reported again
  * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
@@ -69,12 +73,15 @@ struct kdapl_uring {
 	bool dead;
 	struct kdapl_ufile *ufile;
 	u32 ia_id;
+	struct user_struct *user;
+	unsigned long charged;
+	bool overflowing;
 	struct rcu_head rcu;
 };
 
 /**
  * struct kdapl_uobj - an object of a file
- * @id: its id in the file, never reused while the file is open
+ * @id: its id in the file, reused only after 2^32 - 1 others
  * @ia_id: the id of its IA (its own for an IA)
  * @type: DAT_HANDLE_TYPE_*
  * @handle: the kDAT handle, looked up with the file as owner

@@ -11,8 +11,8 @@
  * (DAT_RETURN, DAT_EVENT_NUMBER, flags, states) are those of <dat2/dat.h>.
  *
  * Objects are named by per-file ids: an id is meaningful only on the file
- * that created the object, and ids are not reused while the file is open.
- * Events carry the 64-bit cookies the caller gave its objects, never a
+ * that created the object, and an id is reused only after the file has
+ * handed out 2^32 - 1 others.  Events carry the 64-bit cookies the caller gave its objects, never a
  * kernel pointer or handle.  See Documentation/userapi.rst.
  */
 #ifndef _UAPI_RDMA_KDAPL_IOCTL_H
@@ -47,14 +47,16 @@ struct kdapl_ioc_head {
 /**
  * struct kdapl_ioc_hello - the ABI handshake, the first call on a file
  * @head: see struct kdapl_ioc_head
- * @abi_version: in: KDAPL_ABI_VERSION of the caller; out: the kernel's
+ * @abi_version: KDAPL_ABI_VERSION of the caller
  * @max_ia_name: out: longest IA name, terminating NUL included
  * @max_private_data: out: largest private data of a connection call
  * @event_size: out: size of a struct kdapl_uevent in the event rings
  *
  * Every other command fails with EPROTO until a hello with the kernel's
  * version succeeds; a mismatch fails with EPROTONOSUPPORT, and the kernel
- * log says which versions met.
+ * log says which versions met.  Reserved fields and flags a command does
+ * not use must be zero (EINVAL otherwise), so that they can be given a
+ * meaning later.
  */
 struct kdapl_ioc_hello {
 	struct kdapl_ioc_head head;

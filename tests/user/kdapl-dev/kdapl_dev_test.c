@@ -232,6 +232,11 @@ static int test_ia(void)
 	if (!(q.max_eps > 0 && q.max_evd_qlen > 0))
 		return FAIL("%d %d", q.max_eps,
 			    q.max_evd_qlen);
+	q.reserved = 1;
+	ret = CALL(fd, IA_QUERY, q);
+	if (ret != -EINVAL)
+		return FAIL("non-zero reserved field: %ld", ret);
+	q.reserved = 0;
 	q.ia_id = ia.async_id;
 	ret = CALL(fd, IA_QUERY, q);
 	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA))
@@ -948,6 +953,7 @@ static int drop_ipc_lock(void)
 static int rlimit_child(void)
 {
 	struct rlimit rl = { 256 << 10, 256 << 10 };
+	struct kdapl_ioc_evd_create e = { 0 };
 	struct kdapl_ioc_pz_create pz = { 0 };
 	struct kdapl_ioc_lmr_create c;
 	void *b = map_anon(1 << 20);
@@ -974,6 +980,13 @@ static int rlimit_child(void)
 		return 15;
 	if (vm_pin_kb() != pin0 + 128)
 		return 16;
+	/* Ring memory counts against RLIMIT_MEMLOCK too: 2 MiB of events. */
+	e.ia_id = ia.ia_id;
+	e.qlen = 32000;
+	e.flags = DAT_EVD_SOFTWARE_FLAG;
+	if (CALL(fd, EVD_CREATE, e) !=
+	    ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY))
+		return 18;
 	munmap(ia.async.hdr, ia.async.size);
 	close(fd);
 	return vm_pin_kb() == pin0 ? 0 : 17;
