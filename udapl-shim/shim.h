@@ -105,6 +105,34 @@ struct shim_lmr {
 	DAT_VLEN registered_size;
 };
 
+/**
+ * struct shim_ep - an Endpoint
+ * @obj: handle head
+ */
+struct shim_ep {
+	struct shim_obj obj;
+};
+
+/**
+ * struct shim_sp - a service point
+ * @obj: handle head
+ * @qual: its connection qualifier
+ */
+struct shim_sp {
+	struct shim_obj obj;
+	DAT_CONN_QUAL qual;
+};
+
+/**
+ * struct shim_cr - a connection request
+ * @obj: handle head
+ * @remote_addr: the peer's address for dat_cr_query() (not filled yet)
+ */
+struct shim_cr {
+	struct shim_obj obj;
+	struct sockaddr_storage remote_addr;
+};
+
 /* shim_handle.c */
 struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type);
 void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia);
@@ -143,6 +171,33 @@ DAT_RETURN shim_pz_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE *pz);
 DAT_RETURN shim_pz_query(DAT_PZ_HANDLE pz, DAT_PZ_PARAM_MASK mask,
 			 DAT_PZ_PARAM *param);
 DAT_RETURN shim_pz_free(DAT_PZ_HANDLE pz);
+
+DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
+			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
+			  DAT_EP_HANDLE *ep);
+DAT_RETURN shim_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data, DAT_QOS qos,
+			   DAT_CONNECT_FLAGS flags);
+DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags);
+DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
+			      DAT_BOOLEAN *recv_idle,
+			      DAT_BOOLEAN *request_idle);
+DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
+
+DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
+			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+			   DAT_PSP_HANDLE *psp);
+DAT_RETURN shim_psp_free(DAT_PSP_HANDLE psp);
+DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia, __u32 id);
+DAT_RETURN shim_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
+			 DAT_CR_PARAM *param);
+DAT_RETURN shim_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
+			  DAT_COUNT size, const DAT_PVOID pdata);
+DAT_RETURN shim_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
+			  const DAT_PVOID pdata);
 
 DAT_RETURN shim_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE mem_type,
 			   DAT_REGION_DESCRIPTION region, DAT_VLEN length,

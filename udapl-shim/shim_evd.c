@@ -81,9 +81,41 @@ static DAT_HANDLE shim_evd_handle(struct shim_evd *evd, __u64 cookie)
 static void shim_evd_convert(struct shim_evd *evd,
 			     const struct kdapl_uevent *u, DAT_EVENT *e)
 {
+	DAT_CR_ARRIVAL_EVENT_DATA *cr = &e->event_data.cr_arrival_event_data;
+	DAT_DTO_COMPLETION_EVENT_DATA *dto =
+		&e->event_data.dto_completion_event_data;
+	DAT_CONNECTION_EVENT_DATA *conn = &e->event_data.connect_event_data;
+
 	e->event_number = u->number;
 	e->evd_handle = (DAT_EVD_HANDLE)evd;
 	switch (u->number) {
+	case DAT_DTO_COMPLETION_EVENT:
+		dto->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->data[0];
+		dto->user_cookie.as_64 = u->cookie;
+		dto->status = u->status;
+		dto->transfered_length = u->length;
+		dto->operation = u->data[1];
+		break;
+	case DAT_CONNECTION_REQUEST_EVENT:
+		cr->sp_handle.psp_handle = (DAT_PSP_HANDLE)(uintptr_t)u->cookie;
+		cr->local_ia_address_ptr =
+			(DAT_IA_ADDRESS_PTR)&evd->obj.ia->addr;
+		cr->conn_qual = u->data[0];
+		cr->cr_handle = shim_cr_from_event(evd->obj.ia, u->new_id);
+		break;
+	case DAT_CONNECTION_EVENT_ESTABLISHED:
+	case DAT_CONNECTION_EVENT_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR:
+	case DAT_CONNECTION_EVENT_DISCONNECTED:
+	case DAT_CONNECTION_EVENT_BROKEN:
+	case DAT_CONNECTION_EVENT_TIMED_OUT:
+	case DAT_CONNECTION_EVENT_UNREACHABLE:
+		conn->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->cookie;
+		/* The peer's private data does not reach the shim yet. */
+		conn->private_data_size = 0;
+		conn->private_data = NULL;
+		break;
 	case DAT_SOFTWARE_EVENT:
 		e->event_data.software_event_data.pointer =
 			(DAT_PVOID)(uintptr_t)u->data[0];

@@ -51,6 +51,17 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 	return DAT_SUCCESS;
 }
 
+/* The IA's address, which events and queries point to. */
+static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
+{
+	struct kdapl_ioc_ia_query q = { .ia_id = ia->obj.id };
+	DAT_RETURN ret = SHIM_CALL(ia, IA_QUERY, q);
+
+	if (ret == DAT_SUCCESS)
+		memcpy(&ia->addr, q.addr, sizeof(ia->addr));
+	return ret;
+}
+
 DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia_handle)
 {
@@ -81,6 +92,8 @@ DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	ia->obj.provider = provider;
 	ia->fd = -1;
 	ret = shim_ia_open_dev(ia, name, qlen);
+	if (ret == DAT_SUCCESS)
+		ret = shim_ia_fetch_addr(ia);
 	if (ret != DAT_SUCCESS) {
 		if (ia->fd >= 0)
 			close(ia->fd);

@@ -46,28 +46,6 @@ DAT_RETURN shim_unimpl_cno_wait(DAT_CNO_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_cr_query(DAT_CR_HANDLE a,
-				DAT_CR_PARAM_MASK b,
-				DAT_CR_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cr_accept(DAT_CR_HANDLE a,
-				 DAT_EP_HANDLE b,
-				 DAT_COUNT c,
-				 const DAT_PVOID d)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cr_reject(DAT_CR_HANDLE a,
-				 DAT_COUNT b,
-				 const DAT_PVOID c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
 				  DAT_CONN_QUAL b)
 {
@@ -96,17 +74,6 @@ DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_create(DAT_IA_HANDLE a,
-				 DAT_PZ_HANDLE b,
-				 DAT_EVD_HANDLE c,
-				 DAT_EVD_HANDLE d,
-				 DAT_EVD_HANDLE e,
-				 const DAT_EP_ATTR *f,
-				 DAT_EP_HANDLE *g)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_ep_query(DAT_EP_HANDLE a,
 				DAT_EP_PARAM_MASK b,
 				DAT_EP_PARAM *c)
@@ -121,30 +88,12 @@ DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_connect(DAT_EP_HANDLE a,
-				  DAT_IA_ADDRESS_PTR b,
-				  DAT_CONN_QUAL c,
-				  DAT_TIMEOUT d,
-				  DAT_COUNT e,
-				  const DAT_PVOID f,
-				  DAT_QOS g,
-				  DAT_CONNECT_FLAGS h)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
 				      DAT_EP_HANDLE b,
 				      DAT_TIMEOUT c,
 				      DAT_COUNT d,
 				      const DAT_PVOID e,
 				      DAT_QOS f)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_disconnect(DAT_EP_HANDLE a,
-				     DAT_CLOSE_FLAGS b)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
@@ -187,19 +136,6 @@ DAT_RETURN shim_unimpl_ep_post_rdma_write(DAT_EP_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_get_status(DAT_EP_HANDLE a,
-				     DAT_EP_STATE *b,
-				     DAT_BOOLEAN *c,
-				     DAT_BOOLEAN *d)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_free(DAT_EP_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_rmr_create(DAT_PZ_HANDLE a,
 				  DAT_RMR_HANDLE *b)
 {
@@ -231,23 +167,9 @@ DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_psp_create(DAT_IA_HANDLE a,
-				  DAT_CONN_QUAL b,
-				  DAT_EVD_HANDLE c,
-				  DAT_PSP_FLAGS d,
-				  DAT_PSP_HANDLE *e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_psp_query(DAT_PSP_HANDLE a,
 				 DAT_PSP_PARAM_MASK b,
 				 DAT_PSP_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_psp_free(DAT_PSP_HANDLE a)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }

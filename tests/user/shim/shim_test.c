@@ -201,6 +201,105 @@ static int test_lmr(void)
 	       0 : FAIL("close");
 }
 
+/* One side of a connection through the DAT API. */
+struct side {
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async, conn, cr;
+	DAT_PZ_HANDLE pz;
+	DAT_EP_HANDLE ep;
+	DAT_IA_ADDRESS_PTR addr;
+};
+
+static int side_open(struct side *sd)
+{
+	DAT_IA_ATTR attr;
+
+	if (open_ia(&sd->ia, &sd->async))
+		return -1;
+	if (dat_ia_query(sd->ia, NULL, DAT_IA_FIELD_ALL, &attr, 0, NULL) !=
+	    DAT_SUCCESS)
+		return FAIL("query");
+	sd->addr = attr.ia_address_ptr;
+	if (dat_pz_create(sd->ia, &sd->pz) != DAT_SUCCESS ||
+	    dat_evd_create(sd->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CONNECTION_FLAG,
+			   &sd->conn) != DAT_SUCCESS ||
+	    dat_evd_create(sd->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
+			   &sd->cr) != DAT_SUCCESS)
+		return FAIL("objects");
+	if (dat_ep_create(sd->ia, sd->pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			  sd->conn, NULL, &sd->ep) != DAT_SUCCESS)
+		return FAIL("dat_ep_create");
+	return 0;
+}
+
+static int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number,
+		      DAT_EVENT *ev)
+{
+	DAT_COUNT nmore;
+	DAT_RETURN ret = dat_evd_wait(evd, 5000000, 1, ev, &nmore);
+
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_evd_wait: %#x", ret);
+	if (ev->event_number != number)
+		return FAIL("event %#x, expected %#x", ev->event_number,
+			    number);
+	return 0;
+}
+
+static int test_connect(void)
+{
+	DAT_CR_ARRIVAL_EVENT_DATA *req;
+	DAT_EP_STATE state;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_PARAM crp;
+	struct side s, c;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	if (side_open(&s) || side_open(&c))
+		return -1;
+	ret = dat_psp_create(s.ia, 5151, s.cr, DAT_PSP_CONSUMER_FLAG, &psp);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_psp_create: %#x", ret);
+	ret = dat_ep_connect(c.ep, s.addr, 5151, 5000000, 5, "hello",
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_ep_connect: %#x", ret);
+	if (wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return -1;
+	req = &ev.event_data.cr_arrival_event_data;
+	if (req->sp_handle.psp_handle != psp || req->conn_qual != 5151 ||
+	    !req->cr_handle || !req->local_ia_address_ptr)
+		return FAIL("request event");
+	if (dat_cr_query(req->cr_handle, DAT_CR_FIELD_ALL, &crp) !=
+	    DAT_SUCCESS)
+		return FAIL("dat_cr_query");
+	ret = dat_cr_accept(req->cr_handle, s.ep, 0, NULL);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_cr_accept: %#x", ret);
+	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    ev.event_data.connect_event_data.ep_handle != c.ep)
+		return FAIL("client established");
+	if (wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    ev.event_data.connect_event_data.ep_handle != s.ep)
+		return FAIL("server established");
+	if (dat_ep_get_status(c.ep, &state, NULL, NULL) != DAT_SUCCESS ||
+	    state != DAT_EP_STATE_CONNECTED)
+		return FAIL("state %d", state);
+	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS)
+		return FAIL("dat_ep_disconnect");
+	if (wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+		return -1;
+	if (dat_ep_free(c.ep) != DAT_SUCCESS || dat_ep_free(s.ep) !=
+	    DAT_SUCCESS || dat_psp_free(psp) != DAT_SUCCESS)
+		return FAIL("free");
+	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	return 0;
+}
+
 static int test_not_implemented(void)
 {
 	DAT_EVD_HANDLE async;
@@ -211,9 +310,13 @@ static int test_not_implemented(void)
 
 	if (open_ia(&ia, &async) || dat_pz_create(ia, &pz) != DAT_SUCCESS)
 		return FAIL("set-up");
-	ret = dat_ep_create(ia, pz, async, async, async, NULL, &ep);
-	if (DAT_GET_TYPE(ret) != DAT_NOT_IMPLEMENTED)
+	ret = dat_ep_create(ia, pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+			    DAT_HANDLE_NULL, NULL, &ep);
+	if (ret != DAT_SUCCESS)
 		return FAIL("dat_ep_create: %#x", ret);
+	ret = dat_ep_reset(ep);
+	if (DAT_GET_TYPE(ret) != DAT_NOT_IMPLEMENTED)
+		return FAIL("dat_ep_reset: %#x", ret);
 	/* An abrupt close frees what the IA still has. */
 	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 	return ret == DAT_SUCCESS ? 0 : FAIL("abrupt close: %#x", ret);
@@ -226,11 +329,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..5\n");
+	printf("TAP version 13\n1..6\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
 	tap_run("lmr", test_lmr);
+	tap_run("connect", test_connect);
 	tap_run("not_implemented", test_not_implemented);
 	return tap_done("shim_test");
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Public service points and connection requests.  A connection request
+ * event brings a CR the kernel made an object of the IA's file; the shim
+ * gives it a handle when it turns the event into a DAT_EVENT
+ * (shim_cr_from_event()), and the handle goes when the CR is accepted or
+ * rejected.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include "shim.h"
+
+DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
+			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
+			   DAT_PSP_HANDLE *psp_handle)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct shim_obj *evd = shim_obj_get(evd_handle, DAT_HANDLE_TYPE_EVD);
+	struct kdapl_ioc_psp_create c = { 0 };
+	struct shim_sp *sp;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!evd || evd->ia != ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (!psp_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	sp = shim_obj_new(sizeof(*sp), DAT_HANDLE_TYPE_PSP, ia);
+	if (!sp)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	c.ia_id = ia->obj.id;
+	c.evd_id = evd->id;
+	c.conn_qual = qual;
+	c.flags = flags;
+	c.cookie = (uintptr_t)sp;
+	ret = SHIM_CALL(ia, PSP_CREATE, c);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&sp->obj);
+		return ret;
+	}
+	sp->obj.id = c.psp_id;
+	sp->qual = qual;
+	*psp_handle = (DAT_PSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_psp_free(DAT_PSP_HANDLE handle)
+{
+	struct shim_obj *sp = shim_obj_get(handle, DAT_HANDLE_TYPE_PSP);
+	DAT_RETURN ret;
+
+	if (!sp)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	ret = shim_obj_kfree(sp, KDAPL_IOC_PSP_FREE);
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(sp);
+	return ret;
+}
+
+/**
+ * shim_cr_from_event() - the handle of the CR a request event brings
+ * @ia: the IA of the event's EVD
+ * @id: the CR's id in the IA's file (0: the kernel had no memory)
+ *
+ * Return: the CR's handle, or DAT_HANDLE_NULL.
+ */
+DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia, __u32 id)
+{
+	struct shim_obj *cr;
+
+	if (!id)
+		return DAT_HANDLE_NULL;
+	cr = shim_obj_new(sizeof(struct shim_cr), DAT_HANDLE_TYPE_CR, ia);
+	if (!cr)
+		return DAT_HANDLE_NULL;
+	cr->id = id;
+	return (DAT_CR_HANDLE)cr;
+}
+
+DAT_RETURN shim_cr_query(DAT_CR_HANDLE handle, DAT_CR_PARAM_MASK mask,
+			 DAT_CR_PARAM *param)
+{
+	struct shim_cr *cr = (struct shim_cr *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_CR);
+
+	if (!cr)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (mask && !param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	/* The peer's address and private data do not reach the shim yet. */
+	if (mask) {
+		param->remote_ia_address_ptr =
+			(DAT_IA_ADDRESS_PTR)&cr->remote_addr;
+		param->remote_port_qual = 0;
+		param->private_data_size = 0;
+		param->private_data = NULL;
+		param->local_ep_handle = DAT_HANDLE_NULL;
+	}
+	return DAT_SUCCESS;
+}
+
+/* Accept (@ep given) or reject; the CR's handle goes on success. */
+static DAT_RETURN shim_cr_reply(DAT_CR_HANDLE handle, struct shim_obj *ep,
+				DAT_COUNT size, const DAT_PVOID pdata,
+				unsigned long cmd)
+{
+	struct shim_obj *cr = shim_obj_get(handle, DAT_HANDLE_TYPE_CR);
+	struct kdapl_ioc_cr_reply r = { 0 };
+	DAT_RETURN ret;
+
+	if (!cr)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (size < 0 || (size && !pdata))
+		return SHIM_ERR(DAT_INVALID_PARAMETER,
+				ep ? DAT_INVALID_ARG4 : DAT_INVALID_ARG3);
+	r.cr_id = cr->id;
+	r.ep_id = ep ? ep->id : 0;
+	r.private_data = (uintptr_t)pdata;
+	r.private_data_size = size;
+	ret = shim_dev_call(cr->ia->fd, cmd, &r, sizeof(r));
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(cr);
+	return ret;
+}
+
+DAT_RETURN shim_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep_handle,
+			  DAT_COUNT size, const DAT_PVOID pdata)
+{
+	struct shim_obj *ep = shim_obj_get(ep_handle, DAT_HANDLE_TYPE_EP);
+
+	/* An EP the PSP would create is not supported (ep_creator NEVER). */
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return shim_cr_reply(cr, ep, size, pdata, KDAPL_IOC_CR_ACCEPT);
+}
+
+DAT_RETURN shim_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
+			  const DAT_PVOID pdata)
+{
+	return shim_cr_reply(cr, NULL, size, pdata, KDAPL_IOC_CR_REJECT);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints: create, connect, disconnect, status and free.  The EP's
+ * address is its cookie in the kernel, so connection and completion
+ * events name it by its handle.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include "shim.h"
+
+static struct shim_ep *shim_ep_get(DAT_EP_HANDLE handle)
+{
+	return (struct shim_ep *)shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
+}
+
+/* The id of an optional EVD argument (0 for none), or -1 if it is bad. */
+static long shim_ep_evd_id(DAT_EVD_HANDLE handle, struct shim_ia *ia)
+{
+	struct shim_obj *evd;
+
+	if (handle == DAT_HANDLE_NULL)
+		return 0;
+	evd = shim_obj_get(handle, DAT_HANDLE_TYPE_EVD);
+	if (!evd || evd->ia != ia)
+		return -1;
+	return evd->id;
+}
+
+static void shim_ep_attr(const DAT_EP_ATTR *a, struct kdapl_ioc_ep_attr *k)
+{
+	k->service_type = a->service_type;
+	k->qos = a->qos;
+	k->max_message_size = a->max_message_size;
+	k->max_rdma_size = a->max_rdma_size;
+	k->recv_completion_flags = a->recv_completion_flags;
+	k->request_completion_flags = a->request_completion_flags;
+	k->max_recv_dtos = a->max_recv_dtos;
+	k->max_request_dtos = a->max_request_dtos;
+	k->max_recv_iov = a->max_recv_iov;
+	k->max_request_iov = a->max_request_iov;
+	k->max_rdma_read_in = a->max_rdma_read_in;
+	k->max_rdma_read_out = a->max_rdma_read_out;
+	k->srq_soft_hw = a->srq_soft_hw;
+	k->max_rdma_read_iov = a->max_rdma_read_iov;
+	k->max_rdma_write_iov = a->max_rdma_write_iov;
+}
+
+DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
+			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
+			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
+			  DAT_EP_HANDLE *ep_handle)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct shim_obj *pz = shim_obj_get(pz_handle, DAT_HANDLE_TYPE_PZ);
+	struct kdapl_ioc_ep_create c = { 0 };
+	long recv, req, conn;
+	struct shim_ep *ep;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!pz || pz->ia != ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	recv = shim_ep_evd_id(recv_evd, ia);
+	req = shim_ep_evd_id(request_evd, ia);
+	conn = shim_ep_evd_id(connect_evd, ia);
+	if (recv < 0)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV);
+	if (req < 0)
+		return SHIM_ERR(DAT_INVALID_HANDLE,
+				DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (conn < 0)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	if (!ep_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+	ep = shim_obj_new(sizeof(*ep), DAT_HANDLE_TYPE_EP, ia);
+	if (!ep)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	c.ia_id = ia->obj.id;
+	c.pz_id = pz->id;
+	c.recv_evd_id = recv;
+	c.request_evd_id = req;
+	c.connect_evd_id = conn;
+	c.cookie = (uintptr_t)ep;
+	if (attr) {
+		c.flags = KDAPL_EP_CREATE_ATTR;
+		shim_ep_attr(attr, &c.attr);
+	}
+	ret = SHIM_CALL(ia, EP_CREATE, c);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&ep->obj);
+		return ret;
+	}
+	ep->obj.id = c.ep_id;
+	*ep_handle = (DAT_EP_HANDLE)ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data, DAT_QOS qos,
+			   DAT_CONNECT_FLAGS flags)
+{
+	struct kdapl_ioc_ep_connect c = { 0 };
+	struct shim_ep *ep = shim_ep_get(handle);
+	size_t len;
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!addr)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (private_data_size < 0 || (private_data_size && !private_data))
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (qos != DAT_QOS_BEST_EFFORT)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+	len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					    sizeof(struct sockaddr_in);
+	memcpy(c.addr, addr, len);
+	c.ep_id = ep->obj.id;
+	c.timeout_us = timeout;
+	c.conn_qual = qual;
+	c.private_data = (uintptr_t)private_data;
+	c.private_data_size = private_data_size;
+	c.connect_flags = flags;
+	return SHIM_CALL(ep->obj.ia, EP_CONNECT, c);
+}
+
+DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE handle, DAT_CLOSE_FLAGS flags)
+{
+	struct kdapl_ioc_obj_free d = { .flags = flags };
+	struct shim_ep *ep = shim_ep_get(handle);
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	d.id = ep->obj.id;
+	return SHIM_CALL(ep->obj.ia, EP_DISCONNECT, d);
+}
+
+DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE handle, DAT_EP_STATE *state,
+			      DAT_BOOLEAN *recv_idle,
+			      DAT_BOOLEAN *request_idle)
+{
+	struct kdapl_ioc_ep_get_status s = { 0 };
+	struct shim_ep *ep = shim_ep_get(handle);
+	DAT_RETURN ret;
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	s.ep_id = ep->obj.id;
+	ret = SHIM_CALL(ep->obj.ia, EP_GET_STATUS, s);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (state)
+		*state = s.state;
+	if (recv_idle)
+		*recv_idle = s.recv_idle;
+	if (request_idle)
+		*request_idle = s.request_idle;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ep_free(DAT_EP_HANDLE handle)
+{
+	struct shim_ep *ep = shim_ep_get(handle);
+	DAT_RETURN ret;
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ret = shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_FREE);
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(&ep->obj);
+	return ret;
+}
