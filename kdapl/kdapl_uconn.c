@@ -105,25 +105,6 @@ int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
-/* Free an object of @type through @fn; its file object goes with it. */
-static DAT_RETURN kdapl_uconn_free(struct kdapl_ufile *ufile, u32 id,
-				   DAT_HANDLE_TYPE type,
-				   DAT_RETURN_SUBTYPE bad,
-				   DAT_RETURN (*fn)(struct kdapl_owner *,
-						    DAT_HANDLE))
-{
-	struct kdapl_uobj *uobj;
-	DAT_RETURN ret;
-
-	uobj = kdapl_uobj_find(ufile, id, type);
-	if (!uobj)
-		return dat_error(DAT_INVALID_HANDLE, bad);
-	ret = fn(&ufile->owner, uobj->handle);
-	if (ret == DAT_SUCCESS)
-		kdapl_uobj_destroy(ufile, uobj);
-	return ret;
-}
-
 /**
  * kdapl_uconn_ep_free() - KDAPL_IOC_EP_FREE
  * @ufile: the file
@@ -141,8 +122,8 @@ int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
 	if (a->flags)
 		return -EINVAL;
 
-	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_EP,
-				   DAT_INVALID_HANDLE_EP, kdapl_ep_free);
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_EP,
+				  DAT_INVALID_HANDLE_EP, kdapl_ep_free);
 	return 0;
 }
 
@@ -163,8 +144,8 @@ int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
 	if (a->flags)
 		return -EINVAL;
 
-	*status = kdapl_uconn_free(ufile, a->id, DAT_HANDLE_TYPE_PSP,
-				   DAT_INVALID_HANDLE_PSP, kdapl_psp_free);
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_PSP,
+				  DAT_INVALID_HANDLE_PSP, kdapl_psp_free);
 	return 0;
 }
 

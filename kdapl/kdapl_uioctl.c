@@ -274,19 +274,11 @@ static int kdapl_uioctl_pz_free(struct kdapl_ufile *ufile, void *arg,
 				DAT_RETURN *status)
 {
 	struct kdapl_ioc_obj_free *a = arg;
-	struct kdapl_uobj *uobj;
 
 	if (a->flags)
 		return -EINVAL;
-
-	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_PZ);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-		return 0;
-	}
-	*status = kdapl_pz_free(&ufile->owner, uobj->handle);
-	if (*status == DAT_SUCCESS)
-		kdapl_uobj_destroy(ufile, uobj);
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_PZ,
+				  DAT_INVALID_HANDLE_PZ, kdapl_pz_free);
 	return 0;
 }
 
@@ -338,20 +330,11 @@ static int kdapl_uioctl_evd_free(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
 	struct kdapl_ioc_obj_free *a = arg;
-	struct kdapl_uobj *uobj;
 
 	if (a->flags)
 		return -EINVAL;
-
-	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EVD);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE,
-				    DAT_INVALID_HANDLE_EVD_REQUEST);
-		return 0;
-	}
-	*status = kdapl_evd_free(&ufile->owner, uobj->handle);
-	if (*status == DAT_SUCCESS)
-		kdapl_uobj_destroy(ufile, uobj);
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_EVD,
+				  DAT_INVALID_HANDLE_EVD_REQUEST, kdapl_evd_free);
 	return 0;
 }
 
@@ -463,19 +446,11 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
 	struct kdapl_ioc_obj_free *a = arg;
-	struct kdapl_uobj *uobj;
 
 	if (a->flags)
 		return -EINVAL;
-
-	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_LMR);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-		return 0;
-	}
-	*status = kdapl_lmr_free(&ufile->owner, uobj->handle);
-	if (*status == DAT_SUCCESS)
-		kdapl_uobj_destroy(ufile, uobj);
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_LMR,
+				  DAT_INVALID_HANDLE_LMR, kdapl_lmr_free);
 	return 0;
 }
 

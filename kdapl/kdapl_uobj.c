@@ -250,6 +250,34 @@ void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj)
 }
 
 /**
+ * kdapl_uobj_free() - free a kDAT object of a file and its file object
+ * @ufile: the file
+ * @id: the object's id
+ * @type: the type it must have
+ * @bad: the DAT_INVALID_HANDLE subtype for a wrong id
+ * @fn: the owner's free function of the type (kdapl_pz_free(), ...)
+ *
+ * Context: process context, ufile->lock held.
+ * Return: DAT_INVALID_HANDLE (@bad), or what @fn returns; the file
+ * object goes only when the kDAT object did.
+ */
+DAT_RETURN kdapl_uobj_free(struct kdapl_ufile *ufile, u32 id,
+			   DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad,
+			   DAT_RETURN (*fn)(struct kdapl_owner *, DAT_HANDLE))
+{
+	struct kdapl_uobj *uobj;
+	DAT_RETURN ret;
+
+	uobj = kdapl_uobj_find(ufile, id, type);
+	if (!uobj)
+		return dat_error(DAT_INVALID_HANDLE, bad);
+	ret = fn(&ufile->owner, uobj->handle);
+	if (ret == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, uobj);
+	return ret;
+}
+
+/**
  * kdapl_uobj_drop_ia() - forget the objects of a closed IA
  * @ufile: the file
  * @ia_id: the IA, already closed, which freed all its kDAT objects

@@ -145,6 +145,9 @@ bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
 DAT_RETURN kdapl_uobj_find_ia_pz(struct kdapl_ufile *ufile, u32 ia_id,
 				 u32 pz_id, struct kdapl_uobj **ia,
 				 struct kdapl_uobj **pz);
+DAT_RETURN kdapl_uobj_free(struct kdapl_ufile *ufile, u32 id,
+			   DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad,
+			   DAT_RETURN (*fn)(struct kdapl_owner *, DAT_HANDLE));
 void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj);
 void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id);
 void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
