@@ -1101,6 +1101,10 @@ DAT_RETURN kdapl_ep_post_rdma_read(struct kdapl_owner *owner,
 				   DAT_DTO_COOKIE user_cookie,
 				   const DAT_RMR_TRIPLET *remote_iov,
 				   DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_failed(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle, DAT_DTOS op,
+				DAT_DTO_COOKIE user_cookie,
+				DAT_DTO_COMPLETION_STATUS status);
 DAT_RETURN kdapl_ep_post_rdma_read_to_rmr(struct kdapl_owner *owner,
 					  DAT_EP_HANDLE ep_handle,
 					  const DAT_RMR_TRIPLET *local_iov,

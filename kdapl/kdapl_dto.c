@@ -1150,6 +1150,60 @@ kdapl_dto_ep_find(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
 	return obj ? container_of(obj, struct kdapl_ep, obj) : NULL;
 }
 
+/**
+ * kdapl_ep_post_failed() - complete a DTO that could not be posted
+ * @owner: the owner of the EP
+ * @ep_handle: the EP
+ * @op: the DTO: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE
+ * @user_cookie: its cookie
+ * @status: the error it completes with
+ *
+ * For posts a process queued in a post ring and the kernel refused after
+ * the process's call had returned: the refusal reaches the process as the
+ * DTO's completion, queued on the EP's receive EVD (@op DAT_DTO_RECEIVE)
+ * or request EVD, as a flushed DTO's would be.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: DAT_SUCCESS, or DAT_INVALID_HANDLE (EP) when the EP is gone
+ * (and its EVDs with it).
+ */
+DAT_RETURN kdapl_ep_post_failed(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle, DAT_DTOS op,
+				DAT_DTO_COOKIE user_cookie,
+				DAT_DTO_COMPLETION_STATUS status)
+{
+	struct kdapl_dto_slot s = {
+		.cookie = user_cookie,
+		.op = op,
+	};
+	DAT_RETURN ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	struct kdapl_evd *evd;
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	DAT_EVENT ev;
+
+	rcu_read_lock();
+	ep = kdapl_dto_ep_find(owner, ep_handle);
+	if (!ep)
+		goto out;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->dto) {
+		s.ep = ep;
+		evd = op == DAT_DTO_RECEIVE ? ep->recv_evd : ep->request_evd;
+		kdapl_dto_event(ep, &s, status, 0, 0, &ev);
+		trace_kdapl_dto_complete(kdapl_dto_trace_handle(ep), op,
+					 user_cookie.as_64, 0, status, 0);
+		if (evd)
+			kdapl_evd_post(evd, &ev);
+		ret = DAT_SUCCESS;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+out:
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_failed);
+
 /* What a local segment is used for. */
 enum kdapl_dto_use {
 	KDAPL_DTO_SOURCE,	/* read by the device: send, RDMA Write */
