@@ -70,13 +70,15 @@ static long kdapl_chardev_ioctl(struct file *file, unsigned int cmd,
 }
 
 /*
- * The offset of an event ring is the EVD's id in pages.  Called with the
+ * The offset of an event ring is the EVD's id in pages, that of a post
+ * ring the EP's.  Called with the
  * mmap lock held, which ioctls that pin memory take under the file's
  * lock: the ring is found without that lock.
  */
 static int kdapl_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct kdapl_ufile *ufile = file->private_data;
+	struct kdapl_upost *post;
 	struct kdapl_uring *ring;
 	int ret;
 
@@ -85,11 +87,18 @@ static int kdapl_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff > U32_MAX)
 		return -EINVAL;
 	ring = kdapl_uring_get(ufile, vma->vm_pgoff);
-	if (!ring)
+	if (ring) {
+		ret = kdapl_uring_mmap(ring, vma);
+		if (ret)
+			kdapl_uring_put(ring);
+		return ret;
+	}
+	post = kdapl_upost_get(ufile, vma->vm_pgoff);
+	if (!post)
 		return -EINVAL;
-	ret = kdapl_uring_mmap(ring, vma);
+	ret = kdapl_upost_mmap(post, vma);
 	if (ret)
-		kdapl_uring_put(ring);
+		kdapl_upost_put(post);
 	return ret;
 }
 

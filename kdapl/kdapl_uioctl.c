@@ -60,6 +60,8 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_ep_get_status ep_get_status;
 	struct kdapl_ioc_psp_create psp_create;
 	struct kdapl_ioc_cr_reply cr_reply;
+	struct kdapl_ioc_ep_ring ep_ring;
+	struct kdapl_ioc_ep_post ep_post;
 };
 
 static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
@@ -465,6 +467,8 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_uioctl_##fn, type, fl)
 #define KDAPL_UCONN(nr, fn, type)					\
 	KDAPL_UIOCTL_FN(nr, kdapl_uconn_##fn, type, 0)
+#define KDAPL_UPOST(nr, fn, type, fl)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_upost_##fn, type, fl)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UIOCTL(HELLO, hello, kdapl_ioc_hello,
@@ -490,6 +494,9 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCONN(PSP_FREE, psp_free, kdapl_ioc_obj_free),
 	KDAPL_UCONN(CR_ACCEPT, cr_accept, kdapl_ioc_cr_reply),
 	KDAPL_UCONN(CR_REJECT, cr_reject, kdapl_ioc_cr_reply),
+	KDAPL_UPOST(EP_RING, ep_ring, kdapl_ioc_ep_ring, 0),
+	KDAPL_UPOST(EP_POST, ep_post, kdapl_ioc_ep_post,
+		    KDAPL_UIOCTL_UNLOCKED),
 };
 
 /* The command's entry, or NULL for an unknown command. */

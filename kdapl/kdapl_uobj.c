@@ -186,6 +186,33 @@ bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
 }
 
 /**
+ * kdapl_uobj_post() - the post ring of an EP of a file, by kDAT handle
+ * @ufile: the file
+ * @handle: the EP's handle, from an event
+ *
+ * Context: any context.
+ * Return: the ring with a reference, or NULL if the handle is no EP of
+ * the file with a ring.
+ */
+struct kdapl_upost *kdapl_uobj_post(struct kdapl_ufile *ufile,
+				    DAT_HANDLE handle)
+{
+	struct kdapl_upost *post = NULL;
+	struct kdapl_uobj *uobj;
+
+	rcu_read_lock();
+	uobj = xa_load(&ufile->by_handle, kdapl_uobj_index(handle));
+	if (uobj && READ_ONCE(uobj->handle) == handle) {
+		/* Pairs with the release that published the ring. */
+		post = smp_load_acquire(&uobj->post);
+		if (post && !kref_get_unless_zero(&post->ref))
+			post = NULL;
+	}
+	rcu_read_unlock();
+	return post;
+}
+
+/**
  * kdapl_uobj_find() - the object of a file with an id
  * @ufile: the file
  * @id: the id the caller gave
@@ -246,6 +273,8 @@ void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj)
 		   NULL, 0);
 	if (uobj->ring)
 		kdapl_uring_detach(uobj);
+	if (uobj->post)
+		kdapl_upost_detach(uobj);
 	kfree_rcu(uobj, rcu);
 }
 

@@ -40,39 +40,61 @@
 
 #include "kdapl_user.h"
 
-/*
+/**
+ * kdapl_uring_charge() - charge the pages of a ring to the calling user
+ * @size: bytes of the ring
+ * @user: out: the user, with a reference
+ * @charged: out: pages charged (0 with CAP_IPC_LOCK)
+ *
  * Ring memory is the process's to pay for: its pages count against
  * RLIMIT_MEMLOCK of the user, as io_uring's rings and registered buffers
  * do (user_struct.locked_vm), unless the process has CAP_IPC_LOCK.
+ *
+ * Context: process context.
+ * Return: true, or false over the limit (nothing charged or held).
  */
-static bool kdapl_uring_charge(struct kdapl_uring *ring)
+bool kdapl_uring_charge(size_t size, struct user_struct **user,
+			unsigned long *charged)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	unsigned long pages = ring->size >> PAGE_SHIFT;
-	struct user_struct *user = get_current_user();
+	unsigned long pages = size >> PAGE_SHIFT;
+	struct user_struct *u = get_current_user();
 	long cur;
 
+	*charged = 0;
 	if (!capable(CAP_IPC_LOCK)) {
-		cur = atomic_long_read(&user->locked_vm);
+		cur = atomic_long_read(&u->locked_vm);
 		do {
 			if (cur + pages > limit) {
-				free_uid(user);
+				free_uid(u);
 				return false;
 			}
-		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+		} while (!atomic_long_try_cmpxchg(&u->locked_vm, &cur,
 						  cur + pages));
-		ring->charged = pages;
+		*charged = pages;
 	}
-	ring->user = user;
+	*user = u;
 	return true;
+}
+
+/**
+ * kdapl_uring_uncharge() - undo kdapl_uring_charge()
+ * @user: the user it gave
+ * @charged: the pages it charged
+ *
+ * Context: any context.
+ */
+void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged)
+{
+	atomic_long_sub(charged, &user->locked_vm);
+	free_uid(user);
 }
 
 static void kdapl_uring_release(struct kref *ref)
 {
 	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
 
-	atomic_long_sub(ring->charged, &ring->user->locked_vm);
-	free_uid(ring->user);
+	kdapl_uring_uncharge(ring->user, ring->charged);
 	vfree(ring->hdr);
 	/* kdapl_uring_get() may look at it under RCU. */
 	kfree_rcu(ring, rcu);
@@ -144,14 +166,13 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 		return NULL;
 	ring->size = PAGE_ALIGN(KDAPL_RING_EVENTS +
 				(size_t)entries * sizeof(struct kdapl_uevent));
-	if (!kdapl_uring_charge(ring)) {
+	if (!kdapl_uring_charge(ring->size, &ring->user, &ring->charged)) {
 		kfree(ring);
 		return NULL;
 	}
 	ring->hdr = vmalloc_user(ring->size);
 	if (!ring->hdr) {
-		atomic_long_sub(ring->charged, &ring->user->locked_vm);
-		free_uid(ring->user);
+		kdapl_uring_uncharge(ring->user, ring->charged);
 		kfree(ring);
 		return NULL;
 	}
@@ -306,6 +327,23 @@ static void kdapl_uring_report_overflow(struct kdapl_uring *ring,
 }
 
 /*
+ * A request of an EP completed: its post ring, if it has one, may hold
+ * what the process queued while the kernel was polling.
+ */
+static void kdapl_uring_request_done(struct kdapl_uring *ring,
+				     const DAT_EVENT *ev)
+{
+	struct kdapl_upost *post;
+
+	post = kdapl_uobj_post(ring->ufile,
+			       ev->event_data.dto_completion_event_data.ep_handle);
+	if (post) {
+		kdapl_upost_completed(post);
+		kdapl_upost_put(post);
+	}
+}
+
+/*
  * The EVD's upcall: one event into the ring.  Runs one at a time per EVD
  * (SINGLE_INSTANCE); the lock orders it against kdapl_uring_detach().
  */
@@ -344,6 +382,10 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		wake_up_interruptible(&ring->wait);
 	if (report)
 		kdapl_uring_report_overflow(ring, ev->evd_handle);
+	if (ev->event_number == DAT_DTO_COMPLETION_EVENT &&
+	    ev->event_data.dto_completion_event_data.operation !=
+	    DAT_DTO_RECEIVE)
+		kdapl_uring_request_done(ring, ev);
 }
 
 /**
@@ -417,29 +459,47 @@ static const struct vm_operations_struct kdapl_uring_vm_ops = {
 };
 
 /**
- * kdapl_uring_mmap() - map an event ring
- * @ring: the ring, with a reference the mapping takes over on success
+ * kdapl_uring_map() - map a ring of a file into the process
  * @vma: the whole ring, shared; a fork does not copy it
+ * @mem: the ring's vmalloc_user() memory
+ * @size: its size
+ * @ops: the mapping's operations, which keep the ring alive
+ * @priv: the ring, whose reference the mapping takes over on success
  *
  * Context: process context, mmap lock held.
- * Return: 0, -EINVAL for a wrong size or a private mapping, or the error
- * of remap_vmalloc_range().
+ * Return: 0, -EINVAL for a wrong size, a private or an executable
+ * mapping, or the error of remap_vmalloc_range().
  */
-int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma)
+int kdapl_uring_map(struct vm_area_struct *vma, void *mem, size_t size,
+		    const struct vm_operations_struct *ops, void *priv)
 {
 	int ret;
 
-	if (vma->vm_end - vma->vm_start != ring->size ||
+	if (vma->vm_end - vma->vm_start != size ||
 	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
-	ret = remap_vmalloc_range(vma, ring->hdr, 0);
+	ret = remap_vmalloc_range(vma, mem, 0);
 	if (ret)
 		return ret;
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_private_data = ring;
-	vma->vm_ops = &kdapl_uring_vm_ops;
+	vma->vm_private_data = priv;
+	vma->vm_ops = ops;
 	return 0;
+}
+
+/**
+ * kdapl_uring_mmap() - map an event ring
+ * @ring: the ring, with a reference the mapping takes over on success
+ * @vma: see kdapl_uring_map()
+ *
+ * Context: process context, mmap lock held.
+ * Return: as kdapl_uring_map().
+ */
+int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma)
+{
+	return kdapl_uring_map(vma, ring->hdr, ring->size, &kdapl_uring_vm_ops,
+			       ring);
 }
 
 /* May a waiter for @threshold events return? */

@@ -80,6 +80,48 @@ struct kdapl_uring {
 };
 
 /**
+ * struct kdapl_upost - the post ring of an EP of a file
+ * @ref: the EP's object, every mapping and every running consumer hold
+ *	one
+ * @lock: serialises the consumers (doorbell and completion sinks)
+ * @hdr: the shared header, at the start of @size bytes of vmalloc_user()
+ * @rec: the shared records
+ * @entries: records, a power of two
+ * @stride: bytes per record
+ * @max_iov: local segments a record may have
+ * @tail: the consumer index; the shared copy is only written
+ * @inflight: requests posted from the ring whose completion event the
+ *	sink has not seen yet (while non-zero the kernel polls the ring)
+ * @dead: the EP was freed: nothing more is taken
+ * @size: bytes of the mapping
+ * @ufile: the file, the owner of the EP
+ * @ep: the EP's kDAT handle
+ * @user: the user whose RLIMIT_MEMLOCK the ring's pages count against
+ * @charged: pages charged to @user->locked_vm
+ * @iov: a record's local segments, read out of the ring (under @lock)
+ * @rcu: freed after a grace period (lookups run under RCU)
+ */
+struct kdapl_upost {
+	struct kref ref;
+	spinlock_t lock;	/* see above */
+	struct kdapl_post_head *hdr;
+	void *rec;
+	u32 entries;
+	u32 stride;
+	u32 max_iov;
+	u32 tail;
+	u32 inflight;
+	bool dead;
+	size_t size;
+	struct kdapl_ufile *ufile;
+	DAT_EP_HANDLE ep;
+	struct user_struct *user;
+	unsigned long charged;
+	DAT_LMR_TRIPLET iov[KDAPL_POST_IOV_MAX];
+	struct rcu_head rcu;
+};
+
+/**
  * struct kdapl_uobj - an object of a file
  * @id: its id in the file, reused only after 2^32 - 1 others
  * @ia_id: the id of its IA (its own for an IA)
@@ -88,6 +130,7 @@ struct kdapl_uring {
  * @cookie: the caller's cookie, put in events about the object
  * @evd: for an EVD, the kDAT EVD its ring's sink serves
  * @ring: for an EVD, its event ring (read under RCU by mmap())
+ * @post: for an EP, its post ring once asked for (read under RCU)
  * @rcu: freed after a grace period: event sinks read @handle and
  *	@cookie under RCU
  */
@@ -99,6 +142,7 @@ struct kdapl_uobj {
 	u64 cookie;
 	struct kdapl_evd *evd;
 	struct kdapl_uring *ring;
+	struct kdapl_upost *post;
 	struct rcu_head rcu;
 };
 
@@ -140,6 +184,8 @@ u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
 DAT_RETURN kdapl_uobj_add(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
 			  DAT_HANDLE handle, u64 cookie, u32 ia_id,
 			  struct kdapl_uobj **uobjp);
+struct kdapl_upost *kdapl_uobj_post(struct kdapl_ufile *ufile,
+				    DAT_HANDLE handle);
 bool kdapl_uobj_cookie(struct kdapl_ufile *ufile, DAT_HANDLE handle,
 		       u64 *cookie);
 DAT_RETURN kdapl_uobj_find_ia_pz(struct kdapl_ufile *ufile, u32 ia_id,
@@ -152,6 +198,9 @@ void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj);
 void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id);
 void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
 
+bool kdapl_uring_charge(size_t size, struct user_struct **user,
+			unsigned long *charged);
+void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged);
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 				       u64 cookie, u32 ia_id);
 void kdapl_uring_put(struct kdapl_uring *ring);
@@ -159,8 +208,25 @@ struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id);
 DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
 			      struct kdapl_uobj *uobj);
 void kdapl_uring_detach(struct kdapl_uobj *uobj);
+int kdapl_uring_map(struct vm_area_struct *vma, void *mem, size_t size,
+		    const struct vm_operations_struct *ops, void *priv);
 int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
+
+struct kdapl_upost *kdapl_upost_create(struct kdapl_ufile *ufile,
+				       DAT_EP_HANDLE ep, u32 entries,
+				       u32 max_iov);
+DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
+				u32 *tail);
+int kdapl_upost_ep_ring(struct kdapl_ufile *ufile, void *arg,
+			DAT_RETURN *status);
+int kdapl_upost_ep_post(struct kdapl_ufile *ufile, void *arg,
+			DAT_RETURN *status);
+struct kdapl_upost *kdapl_upost_get(struct kdapl_ufile *ufile, u32 id);
+void kdapl_upost_put(struct kdapl_upost *post);
+void kdapl_upost_detach(struct kdapl_uobj *uobj);
+void kdapl_upost_completed(struct kdapl_upost *post);
+int kdapl_upost_mmap(struct kdapl_upost *post, struct vm_area_struct *vma);
 
 #endif /* _KDAPL_USER_H */

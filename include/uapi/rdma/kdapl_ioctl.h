@@ -323,6 +323,52 @@ struct kdapl_ioc_ep_create {
 };
 
 /**
+ * struct kdapl_ioc_ep_ring - where an EP's post ring is
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @entries: out: records the ring holds, a power of two
+ * @stride: out: bytes from one record to the next
+ * @max_iov: out: local segments a record may carry
+ * @ring_size: out: bytes to mmap
+ * @ring_offset: out: the mmap offset of the ring
+ */
+struct kdapl_ioc_ep_ring {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 entries;
+	__u32 stride;
+	__u32 max_iov;
+	__u64 ring_size;
+	__u64 ring_offset;
+};
+
+/* struct kdapl_ioc_ep_post.flags: report the last record's DAT_RETURN. */
+#define KDAPL_POST_SYNC		0x1
+
+/**
+ * struct kdapl_ioc_ep_post - the doorbell of an EP's post ring
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @flags: KDAPL_POST_*
+ * @tail: out: the kernel's consumer index at return (the head the
+ *	process had published when the call read it)
+ * @reserved: zero
+ *
+ * Posts every record between the kernel's consumer index and the head.
+ * With KDAPL_POST_SYNC the DAT_RETURN of the last of them is @head.status
+ * and that record never completes with an event if it failed; every other
+ * record that cannot be posted completes with an error event on the EP's
+ * receive or request EVD (see Documentation/userapi.rst).
+ */
+struct kdapl_ioc_ep_post {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 flags;
+	__u32 tail;
+	__u32 reserved;
+};
+
+/**
  * struct kdapl_ioc_ep_connect - connect an EP to a remote service point
  * @head: see struct kdapl_ioc_head
  * @ep_id: the EP
@@ -468,6 +514,83 @@ struct kdapl_uevent {
 	__u64 data[3];
 };
 
+/*
+ * The post ring of an EP, mapped read-write by the process at the offset
+ * and size KDAPL_IOC_EP_RING gives:
+ *
+ *   struct kdapl_post_head, at offset 0
+ *   records of @stride bytes, struct kdapl_post_record each, at offset
+ *   KDAPL_POST_RECORDS
+ *
+ * The process produces: it writes a record into slot head & (entries - 1)
+ * and stores @head with release semantics.  The kernel consumes when the
+ * process rings the doorbell (KDAPL_IOC_EP_POST) and, while
+ * KDAPL_POST_KERNEL_POLLS is set in @flags, whenever a request of the EP
+ * completes: it reads each record once into kernel memory, checks it,
+ * posts it, and stores @tail with release semantics.  A process that sees
+ * KDAPL_POST_KERNEL_POLLS after publishing its head (with a full barrier
+ * between the two) need not ring: the kernel clears the flag only after
+ * it has looked at the head once more, behind a full barrier of its own.
+ */
+#define KDAPL_POST_RECORDS	128
+#define KDAPL_POST_IOV_MAX	16
+
+/* struct kdapl_post_head.flags: a completion will make the kernel look. */
+#define KDAPL_POST_KERNEL_POLLS	0x1
+
+/**
+ * struct kdapl_post_head - the indices of a post ring
+ * @head: producer index, written by the process
+ * @pad0: keeps @head and @tail on separate cache lines
+ * @tail: consumer index, written by the kernel
+ * @flags: KDAPL_POST_*, written by the kernel
+ * @entries: slots in the ring, a power of two
+ * @stride: bytes per slot
+ * @pad1: reserved, zero
+ */
+struct kdapl_post_head {
+	__u32 head;
+	__u32 pad0[15];
+	__u32 tail;
+	__u32 flags;
+	__u32 entries;
+	__u32 stride;
+	__u32 pad1[12];
+};
+
+/**
+ * struct kdapl_post_sge - a segment, laid out as DAT_LMR_TRIPLET and
+ *	DAT_RMR_TRIPLET of <dat2/dat.h>
+ * @virtual_address: the first byte
+ * @segment_length: bytes
+ * @context: the lmr_context (local) or rmr_context (remote)
+ */
+struct kdapl_post_sge {
+	__u64 virtual_address;
+	__u32 segment_length;
+	__u32 context;
+};
+
+/**
+ * struct kdapl_post_record - one work request in a post ring
+ * @op: DAT_DTOS: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE
+ * @num_segments: local segments in @sge, at most the ring's max_iov
+ * @flags: DAT_COMPLETION_FLAGS
+ * @reserved: zero
+ * @cookie: the DTO's user cookie
+ * @remote: the remote segment of an RDMA operation
+ * @sge: the local segments
+ */
+struct kdapl_post_record {
+	__u32 op;
+	__u32 num_segments;
+	__u32 flags;
+	__u32 reserved;
+	__u64 cookie;
+	struct kdapl_post_sge remote;
+	struct kdapl_post_sge sge[];
+};
+
 enum kdapl_ioctl_nr {
 	KDAPL_NR_HELLO = 0x00,
 	KDAPL_NR_IA_OPEN = 0x01,
@@ -490,6 +613,8 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_PSP_FREE = 0x12,
 	KDAPL_NR_CR_ACCEPT = 0x13,
 	KDAPL_NR_CR_REJECT = 0x14,
+	KDAPL_NR_EP_RING = 0x15,
+	KDAPL_NR_EP_POST = 0x16,
 	KDAPL_NR_MAX
 };
 
@@ -521,5 +646,7 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_PSP_FREE	KDAPL_IOC(KDAPL_NR_PSP_FREE)
 #define KDAPL_IOC_CR_ACCEPT	KDAPL_IOC(KDAPL_NR_CR_ACCEPT)
 #define KDAPL_IOC_CR_REJECT	KDAPL_IOC(KDAPL_NR_CR_REJECT)
+#define KDAPL_IOC_EP_RING	KDAPL_IOC(KDAPL_NR_EP_RING)
+#define KDAPL_IOC_EP_POST	KDAPL_IOC(KDAPL_NR_EP_POST)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

@@ -644,12 +644,12 @@ static void *map_anon(size_t len)
 struct side {
 	int fd;
 	struct ia ia;
-	__u32 pz_id, conn_id, cr_id, ep_id, psp_id;
-	struct ring conn, cr;
+	__u32 pz_id, conn_id, cr_id, ep_id, psp_id, dto_id;
+	struct ring conn, cr, dto;
 	__u8 addr[128];
 };
 
-static int side_open(struct side *sd, __u64 cookie)
+static int side_open_dto(struct side *sd, __u64 cookie, int dto_qlen)
 {
 	struct kdapl_ioc_ep_create e = { 0 };
 	struct kdapl_ioc_pz_create pz = { 0 };
@@ -681,14 +681,25 @@ static int side_open(struct side *sd, __u64 cookie)
 	if (CALL(sd->fd, EVD_CREATE, c) !=
 	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
 		return FAIL("CR merged with DTO");
+	if (dto_qlen && evd_create_flags(sd->fd, &sd->ia, dto_qlen,
+					 cookie | 0xf, DAT_EVD_DTO_FLAG,
+					 &sd->dto_id, &sd->dto))
+		return -1;
 	e.ia_id = sd->ia.ia_id;
 	e.pz_id = sd->pz_id;
 	e.connect_evd_id = sd->conn_id;
+	e.recv_evd_id = sd->dto_id;
+	e.request_evd_id = sd->dto_id;
 	e.cookie = cookie | 0xe;
 	if (CALL(sd->fd, EP_CREATE, e) != DAT_SUCCESS)
 		return FAIL("ep");
 	sd->ep_id = e.ep_id;
 	return 0;
+}
+
+static int side_open(struct side *sd, __u64 cookie)
+{
+	return side_open_dto(sd, cookie, 0);
 }
 
 /* The next event of a ring, waiting up to 5 s for it. */
@@ -1006,6 +1017,329 @@ static int test_lmr_rlimit(void)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- */
+/* Post rings */
+
+struct pring {
+	struct kdapl_post_head *hdr;
+	char *rec;
+	__u32 head, entries, stride, max_iov;
+};
+
+static int pring_map(struct side *sd, struct pring *pr)
+{
+	struct kdapl_ioc_ep_ring r = { .ep_id = sd->ep_id };
+	void *p;
+
+	if (CALL(sd->fd, EP_RING, r) != DAT_SUCCESS)
+		return FAIL("EP_RING");
+	if (r.entries < 16 || (r.entries & (r.entries - 1)) ||
+	    r.stride % 64 || r.max_iov < 1 || r.max_iov > KDAPL_POST_IOV_MAX ||
+	    r.stride < sizeof(struct kdapl_post_record) +
+		       r.max_iov * sizeof(struct kdapl_post_sge))
+		return FAIL("ring %u x %u, %u iov", r.entries, r.stride,
+			    r.max_iov);
+	p = mmap(NULL, r.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 sd->fd, r.ring_offset);
+	if (p == MAP_FAILED)
+		return FAIL("mmap post ring: %m");
+	pr->hdr = p;
+	pr->rec = (char *)p + KDAPL_POST_RECORDS;
+	pr->head = pr->hdr->head;
+	pr->entries = r.entries;
+	pr->stride = r.stride;
+	pr->max_iov = r.max_iov;
+	if (pr->hdr->entries != r.entries || pr->hdr->stride != r.stride)
+		return FAIL("header %u %u", pr->hdr->entries, pr->hdr->stride);
+	return 0;
+}
+
+/* Queue one record (one segment unless @len is 0) without ringing. */
+static struct kdapl_post_record *pring_put(struct pring *pr, __u32 op,
+					   __u64 cookie, __u32 lmr_context,
+					   void *addr, __u32 len)
+{
+	struct kdapl_post_record *r;
+
+	r = (void *)(pr->rec + (pr->head & (pr->entries - 1)) * pr->stride);
+	memset(r, 0, pr->stride);
+	r->op = op;
+	r->cookie = cookie;
+	r->num_segments = len ? 1 : 0;
+	r->sge[0].virtual_address = (uintptr_t)addr;
+	r->sge[0].segment_length = len;
+	r->sge[0].context = lmr_context;
+	pr->head++;
+	__atomic_store_n(&pr->hdr->head, pr->head, __ATOMIC_RELEASE);
+	return r;
+}
+
+static long doorbell(struct side *sd, __u32 flags)
+{
+	struct kdapl_ioc_ep_post p = { .ep_id = sd->ep_id, .flags = flags };
+
+	return CALL(sd->fd, EP_POST, p);
+}
+
+/* Connect @c to @s, both with a DTO EVD. */
+static int pair_connect(struct side *s, struct side *c, __u64 qual)
+{
+	struct kdapl_ioc_psp_create p = { .conn_qual = qual,
+					  .flags = DAT_PSP_CONSUMER_FLAG };
+	struct kdapl_ioc_cr_reply cr = { 0 };
+	struct kdapl_uevent ev;
+
+	if (side_open_dto(s, 0x500, 64) || side_open_dto(c, 0xc00, 64))
+		return -1;
+	p.ia_id = s->ia.ia_id;
+	p.evd_id = s->cr_id;
+	if (CALL(s->fd, PSP_CREATE, p) != DAT_SUCCESS ||
+	    connect_to(c, s, qual, "") != DAT_SUCCESS)
+		return FAIL("set-up");
+	if (next_event(s->fd, s->cr_id, &s->cr, &ev))
+		return -1;
+	cr.cr_id = ev.new_id;
+	cr.ep_id = s->ep_id;
+	if (CALL(s->fd, CR_ACCEPT, cr) != DAT_SUCCESS)
+		return FAIL("accept");
+	if (next_event(c->fd, c->conn_id, &c->conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_ESTABLISHED ||
+	    next_event(s->fd, s->conn_id, &s->conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_ESTABLISHED)
+		return FAIL("not established");
+	return 0;
+}
+
+/* The next DTO event must be of @cookie with @status (and @len). */
+static int dto_expect(struct side *sd, __u64 cookie, __u32 status,
+		      long len)
+{
+	struct kdapl_uevent ev;
+
+	if (next_event(sd->fd, sd->dto_id, &sd->dto, &ev))
+		return -1;
+	if (ev.number != DAT_DTO_COMPLETION_EVENT || ev.cookie != cookie ||
+	    ev.status != status || (len >= 0 && ev.length != (__u64)len) ||
+	    ev.data[0] != (sd->ep_id ? ((ev.evd_cookie & ~0xfULL) | 0xe) : 0))
+		return FAIL("event %#x cookie %#llx status %u length %llu, want %#llx %u %ld",
+			    ev.number, (unsigned long long)ev.cookie,
+			    ev.status, (unsigned long long)ev.length,
+			    (unsigned long long)cookie, status, len);
+	return 0;
+}
+
+struct pair {
+	struct side s, c;
+	struct pring sp, cp;
+	char *sbuf, *cbuf;
+	struct kdapl_ioc_lmr_create sl, cl;
+};
+
+static int pair_open(struct pair *p, __u64 qual)
+{
+	memset(p, 0, sizeof(*p));
+	if (pair_connect(&p->s, &p->c, qual))
+		return -1;
+	p->sbuf = map_anon(65536);
+	p->cbuf = map_anon(65536);
+	if (!p->sbuf || !p->cbuf)
+		return FAIL("buffers");
+	if (lmr_create(p->s.fd, &p->s.ia, p->s.pz_id, p->sbuf, 65536, PRIV_RW,
+		       &p->sl) != DAT_SUCCESS ||
+	    lmr_create(p->c.fd, &p->c.ia, p->c.pz_id, p->cbuf, 65536, PRIV_RW,
+		       &p->cl) != DAT_SUCCESS)
+		return FAIL("LMRs");
+	if (pring_map(&p->s, &p->sp) || pring_map(&p->c, &p->cp))
+		return -1;
+	return 0;
+}
+
+static void pair_close(struct pair *p)
+{
+	close(p->s.fd);
+	close(p->c.fd);
+	munmap(p->sbuf, 65536);
+	munmap(p->cbuf, 65536);
+}
+
+/* Send, receive, RDMA Write and RDMA Read through the rings. */
+static int test_post(void)
+{
+	struct kdapl_post_record *r;
+	struct pair p;
+	int i;
+
+	if (pair_open(&p, 4444))
+		return -1;
+	for (i = 0; i < 256; i++)
+		p.cbuf[i] = (char)(i * 7 + 1);
+	/* Four receives in one doorbell. */
+	for (i = 0; i < 4; i++)
+		pring_put(&p.sp, DAT_DTO_RECEIVE, 0x100 + i, p.sl.lmr_context,
+			  p.sbuf + 1024 * i, 1024);
+	if (doorbell(&p.s, KDAPL_POST_SYNC) != DAT_SUCCESS)
+		return FAIL("receive doorbell");
+	if (p.sp.hdr->tail != p.sp.head)
+		return FAIL("tail %u head %u", p.sp.hdr->tail, p.sp.head);
+	pring_put(&p.cp, DAT_DTO_SEND, 0x200, p.cl.lmr_context, p.cbuf, 100);
+	if (doorbell(&p.c, KDAPL_POST_SYNC) != DAT_SUCCESS)
+		return FAIL("send doorbell");
+	if (dto_expect(&p.c, 0x200, DAT_DTO_SUCCESS, -1) ||
+	    dto_expect(&p.s, 0x100, DAT_DTO_SUCCESS, 100))
+		return -1;
+	if (memcmp(p.sbuf, p.cbuf, 100))
+		return FAIL("received data differs");
+
+	/* RDMA Write of 200 bytes at offset 8192 of the server's buffer. */
+	r = pring_put(&p.cp, DAT_DTO_RDMA_WRITE, 0x201, p.cl.lmr_context,
+		      p.cbuf, 200);
+	r->remote.virtual_address = (uintptr_t)p.sbuf + 8192;
+	r->remote.segment_length = 200;
+	r->remote.context = p.sl.rmr_context;
+	if (doorbell(&p.c, KDAPL_POST_SYNC) != DAT_SUCCESS ||
+	    dto_expect(&p.c, 0x201, DAT_DTO_SUCCESS, -1))
+		return FAIL("RDMA Write");
+	if (memcmp(p.sbuf + 8192, p.cbuf, 200))
+		return FAIL("written data differs");
+	/* RDMA Read of it back into the client's buffer at 4096. */
+	r = pring_put(&p.cp, DAT_DTO_RDMA_READ, 0x202, p.cl.lmr_context,
+		      p.cbuf + 4096, 200);
+	r->remote.virtual_address = (uintptr_t)p.sbuf + 8192;
+	r->remote.segment_length = 200;
+	r->remote.context = p.sl.rmr_context;
+	if (doorbell(&p.c, KDAPL_POST_SYNC) != DAT_SUCCESS ||
+	    dto_expect(&p.c, 0x202, DAT_DTO_SUCCESS, 200))
+		return FAIL("RDMA Read");
+	if (memcmp(p.cbuf + 4096, p.cbuf, 200))
+		return FAIL("read data differs");
+	pair_close(&p);
+	return 0;
+}
+
+/* Refused records: synchronously for the last, as events for the rest. */
+static int test_post_errors(void)
+{
+	struct kdapl_post_record *r;
+	struct pair p;
+	__u32 tail;
+
+	if (pair_open(&p, 4545))
+		return -1;
+	/* The last record's error is the doorbell's, and makes no event. */
+	pring_put(&p.cp, DAT_DTO_SEND, 0x300, p.cl.lmr_context ^ 0x5a5a00,
+		  p.cbuf, 10);
+	if (doorbell(&p.c, KDAPL_POST_SYNC) !=
+	    ERR(DAT_PROTECTION_VIOLATION, DAT_PROTECTION_READ))
+		return FAIL("foreign lmr_context");
+	r = pring_put(&p.cp, DAT_DTO_SEND, 0x301, p.cl.lmr_context, p.cbuf,
+		      10);
+	r->num_segments = p.cp.max_iov + 1;
+	if (DAT_GET_TYPE(doorbell(&p.c, KDAPL_POST_SYNC)) !=
+	    DAT_INVALID_PARAMETER)
+		return FAIL("too many segments");
+	r = pring_put(&p.cp, DAT_DTO_SEND, 0x302, p.cl.lmr_context, p.cbuf,
+		      10);
+	r->reserved = 1;
+	if (DAT_GET_TYPE(doorbell(&p.c, KDAPL_POST_SYNC)) !=
+	    DAT_INVALID_PARAMETER)
+		return FAIL("reserved field");
+	r = pring_put(&p.cp, 77, 0x303, p.cl.lmr_context, p.cbuf, 10);
+	if (DAT_GET_TYPE(doorbell(&p.c, KDAPL_POST_SYNC)) !=
+	    DAT_INVALID_PARAMETER)
+		return FAIL("unknown operation");
+	/* A receive-only segment beyond the LMR. */
+	pring_put(&p.sp, DAT_DTO_RECEIVE, 0x304, p.sl.lmr_context,
+		  p.sbuf + 65000, 1000);
+	if (doorbell(&p.s, KDAPL_POST_SYNC) !=
+	    ERR(DAT_PROTECTION_VIOLATION, DAT_PROTECTION_WRITE))
+		return FAIL("segment beyond the LMR");
+	if (p.c.dto.hdr->tail != p.c.dto.hdr->head ||
+	    p.s.dto.hdr->tail != p.s.dto.hdr->head)
+		return FAIL("a synchronous failure made an event");
+
+	/* An earlier record's failure is its completion. */
+	pring_put(&p.sp, DAT_DTO_RECEIVE, 0x305, p.sl.lmr_context ^ 0x5a5a00,
+		  p.sbuf, 10);
+	pring_put(&p.sp, DAT_DTO_RECEIVE, 0x306, p.sl.lmr_context, p.sbuf,
+		  10);
+	if (doorbell(&p.s, KDAPL_POST_SYNC) != DAT_SUCCESS)
+		return FAIL("second record");
+	if (dto_expect(&p.s, 0x305, DAT_DTO_ERR_LOCAL_PROTECTION, 0))
+		return -1;
+
+	/* A head more than a ring ahead is refused, nothing taken. */
+	tail = p.cp.hdr->tail;
+	p.cp.hdr->head = tail + p.cp.entries + 1;
+	if (doorbell(&p.c, KDAPL_POST_SYNC) !=
+	    ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE) ||
+	    p.cp.hdr->tail != tail)
+		return FAIL("runaway head");
+	p.cp.hdr->head = tail;
+	p.cp.head = tail;
+	if (doorbell(&p.c, KDAPL_POST_SYNC | 2) != -EINVAL)
+		return FAIL("unknown doorbell flag");
+	if (obj_free(p.c.fd, KDAPL_IOC_EP_DISCONNECT, p.c.ep_id) != DAT_SUCCESS)
+		return FAIL("disconnect");
+	pair_close(&p);
+	return 0;
+}
+
+struct scribbler {
+	struct pring *pr;
+	int stop;
+	unsigned int seed;
+};
+
+/* Rewrite the records and the head of a ring as fast as possible. */
+static void *scribble(void *arg)
+{
+	struct scribbler *sc = arg;
+	__u32 *w = (__u32 *)sc->pr->rec;
+	size_t n = (size_t)sc->pr->entries * sc->pr->stride / 4;
+
+	while (!__atomic_load_n(&sc->stop, __ATOMIC_RELAXED)) {
+		w[rand_r(&sc->seed) % n] = rand_r(&sc->seed);
+		if (!(rand_r(&sc->seed) & 63))
+			__atomic_store_n(&sc->pr->hdr->head,
+					 sc->pr->hdr->tail +
+					 rand_r(&sc->seed) % 24,
+					 __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* A process rewriting its ring while the kernel reads it hurts only itself. */
+static int test_post_hostile(void)
+{
+	struct scribbler sc = { .seed = 1 };
+	struct pair p;
+	pthread_t t;
+	long ret;
+	int i, bad = 0;
+
+	if (pair_open(&p, 4646))
+		return -1;
+	sc.pr = &p.cp;
+	if (pthread_create(&t, NULL, scribble, &sc))
+		return FAIL("thread");
+	for (i = 0; i < 20000; i++) {
+		ret = doorbell(&p.c, i & 1 ? KDAPL_POST_SYNC : 0);
+		if (ret < 0) {
+			bad++;
+			break;
+		}
+		/* Keep the completion ring drained. */
+		while (ring_pop(&p.c.dto, &(struct kdapl_uevent){ 0 }))
+			;
+	}
+	__atomic_store_n(&sc.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	if (bad)
+		return FAIL("doorbell errno %ld", ret);
+	pair_close(&p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1013,7 +1347,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..12\n");
+	printf("TAP version 13\n1..15\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -1026,5 +1360,8 @@ int main(int argc, char **argv)
 	tap_run("lmr_rlimit", test_lmr_rlimit);
 	tap_run("connect", test_connect);
 	tap_run("reject", test_reject);
+	tap_run("post", test_post);
+	tap_run("post_errors", test_post_errors);
+	tap_run("post_hostile", test_post_hostile);
 	return tap_done("kdapl_dev_test");
 }
