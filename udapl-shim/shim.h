@@ -8,6 +8,7 @@
 #define _SHIM_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -65,12 +66,14 @@ struct shim_evd {
  * @fd: the file
  * @async_evd: the async EVD the kernel created with the IA
  * @addr: the IA address, for DAT_IA_ATTR.ia_address_ptr
+ * @doorbells: post doorbells rung (system calls of the posting path)
  */
 struct shim_ia {
 	struct shim_obj obj;
 	int fd;
 	struct shim_evd *async_evd;
 	struct sockaddr_storage addr;
+	unsigned long doorbells;
 };
 
 /**
@@ -106,11 +109,27 @@ struct shim_lmr {
 };
 
 /**
- * struct shim_ep - an Endpoint
+ * struct shim_ep - an Endpoint and its post ring
  * @obj: handle head
+ * @lock: serialises the posts of the EP's threads
+ * @hdr: the post ring's indices, once mapped (the first post maps it)
+ * @rec: the ring's records
+ * @map_size: bytes mapped
+ * @entries: records in the ring
+ * @stride: bytes per record
+ * @max_iov: local segments per record
+ * @head: the producer index (the shared copy is only written)
  */
 struct shim_ep {
 	struct shim_obj obj;
+	pthread_mutex_t lock;
+	struct kdapl_post_head *hdr;
+	char *rec;
+	size_t map_size;
+	__u32 entries;
+	__u32 stride;
+	__u32 max_iov;
+	__u32 head;
 };
 
 /**
@@ -186,6 +205,22 @@ DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
 			      DAT_BOOLEAN *recv_idle,
 			      DAT_BOOLEAN *request_idle);
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
+
+void shim_post_unmap(struct shim_ep *ep);
+DAT_RETURN shim_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
+			     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+			     DAT_COMPLETION_FLAGS flags);
+DAT_RETURN shim_ep_post_recv(DAT_EP_HANDLE ep, DAT_COUNT n,
+			     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+			     DAT_COMPLETION_FLAGS flags);
+DAT_RETURN shim_ep_post_rdma_read(DAT_EP_HANDLE ep, DAT_COUNT n,
+				  DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+				  const DAT_RMR_TRIPLET *remote,
+				  DAT_COMPLETION_FLAGS flags);
+DAT_RETURN shim_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
+				   DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+				   const DAT_RMR_TRIPLET *remote,
+				   DAT_COMPLETION_FLAGS flags);
 
 DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,

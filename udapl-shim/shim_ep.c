@@ -98,6 +98,7 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		return ret;
 	}
 	ep->obj.id = c.ep_id;
+	pthread_mutex_init(&ep->lock, NULL);
 	*ep_handle = (DAT_EP_HANDLE)ep;
 	return DAT_SUCCESS;
 }
@@ -174,7 +175,10 @@ DAT_RETURN shim_ep_free(DAT_EP_HANDLE handle)
 	if (!ep)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ret = shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_FREE);
-	if (ret == DAT_SUCCESS)
+	if (ret == DAT_SUCCESS) {
+		shim_post_unmap(ep);
+		pthread_mutex_destroy(&ep->lock);
 		shim_obj_free(&ep->obj);
+	}
 	return ret;
 }

@@ -98,44 +98,6 @@ DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_post_send(DAT_EP_HANDLE a,
-				    DAT_COUNT b,
-				    DAT_LMR_TRIPLET *c,
-				    DAT_DTO_COOKIE d,
-				    DAT_COMPLETION_FLAGS e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_post_recv(DAT_EP_HANDLE a,
-				    DAT_COUNT b,
-				    DAT_LMR_TRIPLET *c,
-				    DAT_DTO_COOKIE d,
-				    DAT_COMPLETION_FLAGS e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_post_rdma_read(DAT_EP_HANDLE a,
-					 DAT_COUNT b,
-					 DAT_LMR_TRIPLET *c,
-					 DAT_DTO_COOKIE d,
-					 const DAT_RMR_TRIPLET *e,
-					 DAT_COMPLETION_FLAGS f)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_post_rdma_write(DAT_EP_HANDLE a,
-					  DAT_COUNT b,
-					  DAT_LMR_TRIPLET *c,
-					  DAT_DTO_COOKIE d,
-					  const DAT_RMR_TRIPLET *e,
-					  DAT_COMPLETION_FLAGS f)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_rmr_create(DAT_PZ_HANDLE a,
 				  DAT_RMR_HANDLE *b)
 {

@@ -43,28 +43,6 @@ DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
 				      DAT_COUNT d,
 				      const DAT_PVOID e,
 				      DAT_QOS f);
-DAT_RETURN shim_unimpl_ep_post_send(DAT_EP_HANDLE a,
-				    DAT_COUNT b,
-				    DAT_LMR_TRIPLET *c,
-				    DAT_DTO_COOKIE d,
-				    DAT_COMPLETION_FLAGS e);
-DAT_RETURN shim_unimpl_ep_post_recv(DAT_EP_HANDLE a,
-				    DAT_COUNT b,
-				    DAT_LMR_TRIPLET *c,
-				    DAT_DTO_COOKIE d,
-				    DAT_COMPLETION_FLAGS e);
-DAT_RETURN shim_unimpl_ep_post_rdma_read(DAT_EP_HANDLE a,
-					 DAT_COUNT b,
-					 DAT_LMR_TRIPLET *c,
-					 DAT_DTO_COOKIE d,
-					 const DAT_RMR_TRIPLET *e,
-					 DAT_COMPLETION_FLAGS f);
-DAT_RETURN shim_unimpl_ep_post_rdma_write(DAT_EP_HANDLE a,
-					  DAT_COUNT b,
-					  DAT_LMR_TRIPLET *c,
-					  DAT_DTO_COOKIE d,
-					  const DAT_RMR_TRIPLET *e,
-					  DAT_COMPLETION_FLAGS f);
 DAT_RETURN shim_unimpl_rmr_create(DAT_PZ_HANDLE a,
 				  DAT_RMR_HANDLE *b);
 DAT_RETURN shim_unimpl_rmr_query(DAT_RMR_HANDLE a,

@@ -11,7 +11,9 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <dat2/udat.h>
@@ -204,13 +206,13 @@ static int test_lmr(void)
 /* One side of a connection through the DAT API. */
 struct side {
 	DAT_IA_HANDLE ia;
-	DAT_EVD_HANDLE async, conn, cr;
+	DAT_EVD_HANDLE async, conn, cr, dto;
 	DAT_PZ_HANDLE pz;
 	DAT_EP_HANDLE ep;
 	DAT_IA_ADDRESS_PTR addr;
 };
 
-static int side_open(struct side *sd)
+static int side_open_dto(struct side *sd, DAT_COUNT dto_qlen)
 {
 	DAT_IA_ATTR attr;
 
@@ -226,10 +228,20 @@ static int side_open(struct side *sd)
 	    dat_evd_create(sd->ia, 8, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
 			   &sd->cr) != DAT_SUCCESS)
 		return FAIL("objects");
-	if (dat_ep_create(sd->ia, sd->pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
-			  sd->conn, NULL, &sd->ep) != DAT_SUCCESS)
+	sd->dto = DAT_HANDLE_NULL;
+	if (dto_qlen && dat_evd_create(sd->ia, dto_qlen, DAT_HANDLE_NULL,
+				       DAT_EVD_DTO_FLAG, &sd->dto) !=
+	    DAT_SUCCESS)
+		return FAIL("DTO EVD");
+	if (dat_ep_create(sd->ia, sd->pz, sd->dto, sd->dto, sd->conn, NULL,
+			  &sd->ep) != DAT_SUCCESS)
 		return FAIL("dat_ep_create");
 	return 0;
+}
+
+static int side_open(struct side *sd)
+{
+	return side_open_dto(sd, 0);
 }
 
 static int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number,
@@ -300,6 +312,168 @@ static int test_connect(void)
 	return 0;
 }
 
+/* Connect two sides with DTO EVDs through a PSP of @qual. */
+static int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
+			DAT_PSP_HANDLE *psp)
+{
+	DAT_EVENT ev;
+
+	if (side_open_dto(s, 64) || side_open_dto(c, 64))
+		return -1;
+	if (dat_psp_create(s->ia, qual, s->cr, DAT_PSP_CONSUMER_FLAG, psp) !=
+	    DAT_SUCCESS ||
+	    dat_ep_connect(c->ep, s->addr, qual, 5000000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG) !=
+	    DAT_SUCCESS)
+		return FAIL("connect");
+	if (wait_event(s->cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return -1;
+	if (dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+			  s->ep, 0, NULL) != DAT_SUCCESS)
+		return FAIL("accept");
+	if (wait_event(c->conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    wait_event(s->conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return -1;
+	return 0;
+}
+
+static int make_lmr(struct side *sd, void *buf, DAT_VLEN len,
+		    DAT_LMR_HANDLE *lmr, DAT_LMR_CONTEXT *lctx,
+		    DAT_RMR_CONTEXT *rctx)
+{
+	DAT_REGION_DESCRIPTION region = { .for_va = buf };
+	DAT_VADDR va;
+	DAT_VLEN rlen;
+
+	if (dat_lmr_create(sd->ia, DAT_MEM_TYPE_VIRTUAL, region, len, sd->pz,
+			   DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, lmr, lctx,
+			   rctx, &rlen, &va) != DAT_SUCCESS)
+		return FAIL("dat_lmr_create");
+	return 0;
+}
+
+/* The next DTO completion must be @cookie, @op, success, @len bytes. */
+static int dto_done(struct side *sd, DAT_UINT64 cookie, DAT_DTOS op,
+		    DAT_VLEN len)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	if (wait_event(sd->dto, DAT_DTO_COMPLETION_EVENT, &ev))
+		return -1;
+	d = &ev.event_data.dto_completion_event_data;
+	if (d->ep_handle != sd->ep || d->user_cookie.as_64 != cookie ||
+	    d->status != DAT_DTO_SUCCESS || d->operation != op ||
+	    d->transfered_length != len)
+		return FAIL("completion %#llx op %d status %d len %llu",
+			    (unsigned long long)d->user_cookie.as_64,
+			    d->operation, d->status,
+			    (unsigned long long)d->transfered_length);
+	return 0;
+}
+
+#define BUF	65536
+
+/* Send/receive, RDMA Write and Read, and a stream of writes. */
+static int test_dto(void)
+{
+	char *sbuf = aligned_alloc(4096, BUF);
+	char *cbuf = aligned_alloc(4096, BUF);
+	DAT_LMR_CONTEXT sl, cl;
+	DAT_RMR_CONTEXT sr, cr;
+	DAT_LMR_HANDLE slmr, clmr;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rmr;
+	DAT_DTO_COOKIE ck;
+	DAT_PSP_HANDLE psp;
+	DAT_RETURN ret;
+	struct side s, c;
+	int i, out, done;
+
+	if (!sbuf || !cbuf)
+		return FAIL("buffers");
+	if (pair_connect(&s, &c, 5252, &psp) ||
+	    make_lmr(&s, sbuf, BUF, &slmr, &sl, &sr) ||
+	    make_lmr(&c, cbuf, BUF, &clmr, &cl, &cr))
+		return -1;
+	for (i = 0; i < BUF; i++)
+		cbuf[i] = (char)(i * 13 + 5);
+	iov = (DAT_LMR_TRIPLET){ .lmr_context = sl,
+				 .virtual_address = (uintptr_t)sbuf,
+				 .segment_length = 4096 };
+	ck.as_64 = 0x51;
+	if (dat_ep_post_recv(s.ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG) !=
+	    DAT_SUCCESS)
+		return FAIL("dat_ep_post_recv");
+	iov = (DAT_LMR_TRIPLET){ .lmr_context = cl,
+				 .virtual_address = (uintptr_t)cbuf,
+				 .segment_length = 3000 };
+	ck.as_64 = 0xc1;
+	if (dat_ep_post_send(c.ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG) !=
+	    DAT_SUCCESS)
+		return FAIL("dat_ep_post_send");
+	if (dto_done(&c, 0xc1, DAT_DTO_SEND, 3000) ||
+	    dto_done(&s, 0x51, DAT_DTO_RECEIVE, 3000))
+		return -1;
+	if (memcmp(sbuf, cbuf, 3000))
+		return FAIL("received data differs");
+
+	/* A bad segment fails in the call. */
+	iov.lmr_context = cl ^ 0x3c3c00;
+	ret = dat_ep_post_send(c.ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	if (DAT_GET_TYPE(ret) != DAT_PROTECTION_VIOLATION)
+		return FAIL("bad lmr_context: %#x", ret);
+	ret = dat_ep_post_send(c.ep, -1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG);
+	if (ret != (DAT_RETURN)(DAT_INVALID_PARAMETER | DAT_INVALID_ARG2 |
+				DAT_CLASS_ERROR))
+		return FAIL("negative count: %#x", ret);
+
+	/* 400 RDMA Writes of 128 bytes, up to 16 outstanding. */
+	memset(sbuf, 0, BUF);
+	rmr.rmr_context = sr;
+	rmr.segment_length = 128;
+	iov.lmr_context = cl;
+	iov.segment_length = 128;
+	for (out = done = i = 0; done < 400;) {
+		if (i < 400 && out < 16) {
+			iov.virtual_address = (uintptr_t)cbuf + 128 * i;
+			rmr.virtual_address = (uintptr_t)sbuf + 128 * i;
+			ck.as_64 = 0x1000 + i;
+			ret = dat_ep_post_rdma_write(c.ep, 1, &iov, ck, &rmr,
+						     DAT_COMPLETION_DEFAULT_FLAG);
+			if (ret != DAT_SUCCESS)
+				return FAIL("write %d: %#x", i, ret);
+			i++;
+			out++;
+			continue;
+		}
+		if (dto_done(&c, 0x1000 + done, DAT_DTO_RDMA_WRITE, 128))
+			return FAIL("write %d", done);
+		done++;
+		out--;
+	}
+	if (memcmp(sbuf, cbuf, 128 * 400))
+		return FAIL("written data differs");
+	/* Read the server's first 4 KiB back into the client's last. */
+	iov.virtual_address = (uintptr_t)cbuf + BUF - 4096;
+	iov.segment_length = 4096;
+	rmr.virtual_address = (uintptr_t)sbuf;
+	rmr.segment_length = 4096;
+	ck.as_64 = 0xead;
+	if (dat_ep_post_rdma_read(c.ep, 1, &iov, ck, &rmr,
+				  DAT_COMPLETION_DEFAULT_FLAG) != DAT_SUCCESS ||
+	    dto_done(&c, 0xead, DAT_DTO_RDMA_READ, 4096))
+		return FAIL("RDMA Read");
+	if (memcmp(cbuf + BUF - 4096, sbuf, 4096))
+		return FAIL("read data differs");
+	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	free(sbuf);
+	free(cbuf);
+	return 0;
+}
+
 static int test_not_implemented(void)
 {
 	DAT_EVD_HANDLE async;
@@ -329,12 +503,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..6\n");
+	printf("TAP version 13\n1..7\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
 	tap_run("lmr", test_lmr);
 	tap_run("connect", test_connect);
+	tap_run("dto", test_dto);
 	tap_run("not_implemented", test_not_implemented);
 	return tap_done("shim_test");
 }
