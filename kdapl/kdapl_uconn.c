@@ -225,6 +225,29 @@ int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
 }
 
 /**
+ * kdapl_uconn_ep_reset() - KDAPL_IOC_EP_RESET
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_obj_free (the EP; flags zero)
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EINVAL for non-zero flags.
+ */
+int kdapl_uconn_ep_reset(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status)
+{
+	struct kdapl_ioc_obj_free *a = arg;
+	struct kdapl_uobj *ep;
+
+	if (a->flags)
+		return -EINVAL;
+	ep = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EP);
+	*status = ep ? kdapl_ep_reset(&ufile->owner, ep->handle) :
+		  dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return 0;
+}
+
+/**
  * kdapl_uconn_ep_get_status() - KDAPL_IOC_EP_GET_STATUS
  * @ufile: the file
  * @arg: struct kdapl_ioc_ep_get_status
@@ -253,6 +276,75 @@ int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
 		a->recv_idle = recv_idle;
 		a->request_idle = request_idle;
 	}
+	return 0;
+}
+
+static void kdapl_uconn_attr_out(const DAT_EP_ATTR *a,
+				 struct kdapl_ioc_ep_attr *u)
+{
+	u->service_type = a->service_type;
+	u->qos = a->qos;
+	u->max_message_size = a->max_message_size;
+	u->max_rdma_size = a->max_rdma_size;
+	u->recv_completion_flags = a->recv_completion_flags;
+	u->request_completion_flags = a->request_completion_flags;
+	u->max_recv_dtos = a->max_recv_dtos;
+	u->max_request_dtos = a->max_request_dtos;
+	u->max_recv_iov = a->max_recv_iov;
+	u->max_request_iov = a->max_request_iov;
+	u->max_rdma_read_in = a->max_rdma_read_in;
+	u->max_rdma_read_out = a->max_rdma_read_out;
+	u->srq_soft_hw = a->srq_soft_hw;
+	u->max_rdma_read_iov = a->max_rdma_read_iov;
+	u->max_rdma_write_iov = a->max_rdma_write_iov;
+}
+
+/**
+ * kdapl_uconn_ep_query() - KDAPL_IOC_EP_QUERY
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_query
+ * @status: out: the DAT_RETURN
+ *
+ * The handles of DAT_EP_PARAM are the process's own, which the shim
+ * keeps; this gives what only the kernel knows.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -ENOMEM.
+ */
+int kdapl_uconn_ep_query(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_query *a = arg;
+	struct kdapl_uobj *uobj;
+	struct kdapl_ep *ep;
+	DAT_EP_PARAM *p;
+
+	uobj = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	*status = uobj ? kdapl_get(&ufile->owner, uobj->handle, EP,
+				   DAT_INVALID_HANDLE_EP, &ep) :
+			 dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (*status)
+		return 0;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		kdapl_object_put(&ep->obj);
+		return -ENOMEM;
+	}
+	/* The reference keeps the addresses the query points to. */
+	*status = kdapl_ep_query(&ufile->owner, uobj->handle, DAT_EP_FIELD_ALL,
+				 p);
+	if (*status == DAT_SUCCESS) {
+		a->state = p->ep_state;
+		kdapl_uconn_attr_out(&p->ep_attr, &a->attr);
+		memcpy(a->local_addr, p->local_ia_address_ptr,
+		       min(sizeof(a->local_addr), sizeof(DAT_SOCK_ADDR)));
+		memcpy(a->remote_addr, p->remote_ia_address_ptr,
+		       min(sizeof(a->remote_addr), sizeof(DAT_SOCK_ADDR)));
+		a->local_port_qual = p->local_port_qual;
+		a->remote_port_qual = p->remote_port_qual;
+	}
+	kfree(p);
+	kdapl_object_put(&ep->obj);
 	return 0;
 }
 

@@ -62,6 +62,7 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_cr_reply cr_reply;
 	struct kdapl_ioc_ep_ring ep_ring;
 	struct kdapl_ioc_ep_post ep_post;
+	struct kdapl_ioc_ep_query ep_query;
 };
 
 static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
@@ -95,18 +96,20 @@ static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
 /* Give a new EVD of the file its object and its ring. */
 static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 				       DAT_EVD_HANDLE handle, u32 qlen,
-				       u64 cookie, u32 ia_id,
-				       struct kdapl_uobj **uobjp)
+				       DAT_EVD_FLAGS flags, u64 cookie,
+				       u32 ia_id, struct kdapl_uobj **uobjp)
 {
 	struct kdapl_uobj *uobj;
 	DAT_RETURN ret;
+	bool ext;
 
 	uobj = kdapl_uobj_alloc(DAT_HANDLE_TYPE_EVD, handle, cookie);
 	if (!uobj)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	/* Set before the id is published: mmap() finds it without a lock. */
-	uobj->ring = kdapl_uring_create(ufile, qlen, cookie, ia_id);
+	ext = flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
+	uobj->ring = kdapl_uring_create(ufile, qlen, cookie, ia_id, ext);
 	if (!uobj->ring || kdapl_uobj_insert(ufile, uobj, ia_id)) {
 		if (uobj->ring)
 			kdapl_uring_put(uobj->ring);
@@ -147,7 +150,8 @@ static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 	if (ret)
 		goto err_close;
 	ret = kdapl_uioctl_add_evd(ufile, async, a->async_qlen,
-				   a->async_cookie, ia_uobj->id, &evd_uobj);
+				   DAT_EVD_ASYNC_FLAG, a->async_cookie,
+				   ia_uobj->id, &evd_uobj);
 	if (ret)
 		goto err_uobj;
 	a->ia_id = ia_uobj->id;
@@ -224,10 +228,11 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
 	struct kdapl_ioc_ia_query *a = arg;
+	DAT_PROVIDER_ATTR prov;
 	struct kdapl_uobj *uobj;
 	DAT_IA_ATTR *attr;
 
-	if (a->reserved)
+	if (a->reserved || a->reserved2)
 		return -EINVAL;
 
 	uobj = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
@@ -239,9 +244,12 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	if (!attr)
 		return -ENOMEM;
 	*status = kdapl_ia_query(&ufile->owner, uobj->handle, NULL,
-				 DAT_IA_FIELD_ALL, attr, 0, NULL);
-	if (*status == DAT_SUCCESS)
+				 DAT_IA_FIELD_ALL, attr,
+				 DAT_PROVIDER_FIELD_MAX_PRIVATE_DATA_SIZE, &prov);
+	if (*status == DAT_SUCCESS) {
 		kdapl_uioctl_copy_ia_attr(a, attr);
+		a->max_private_data_size = prov.max_private_data_size;
+	}
 	kfree(attr);
 	return 0;
 }
@@ -313,8 +321,8 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 	ret = kdapl_evd_kcreate(&ufile->owner, ia->handle, a->qlen,
 				DAT_UPCALL_DISABLE, NULL, a->flags, &evd);
 	if (!ret) {
-		ret = kdapl_uioctl_add_evd(ufile, evd, a->qlen, a->cookie,
-					   ia->id, &uobj);
+		ret = kdapl_uioctl_add_evd(ufile, evd, a->qlen, a->flags,
+					   a->cookie, ia->id, &uobj);
 		if (ret) {
 			kdapl_evd_free(&ufile->owner, evd);
 		} else {
@@ -490,6 +498,8 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCONN(EP_CONNECT, ep_connect, kdapl_ioc_ep_connect),
 	KDAPL_UCONN(EP_DISCONNECT, ep_disconnect, kdapl_ioc_obj_free),
 	KDAPL_UCONN(EP_GET_STATUS, ep_get_status, kdapl_ioc_ep_get_status),
+	KDAPL_UCONN(EP_QUERY, ep_query, kdapl_ioc_ep_query),
+	KDAPL_UCONN(EP_RESET, ep_reset, kdapl_ioc_obj_free),
 	KDAPL_UCONN(PSP_CREATE, psp_create, kdapl_ioc_psp_create),
 	KDAPL_UCONN(PSP_FREE, psp_free, kdapl_ioc_obj_free),
 	KDAPL_UCONN(CR_ACCEPT, cr_accept, kdapl_ioc_cr_reply),

@@ -144,6 +144,7 @@ void kdapl_uring_put(struct kdapl_uring *ring)
  * @qlen: the EVD's queue length, at least 1
  * @cookie: the EVD's cookie
  * @ia_id: the id of the EVD's IA
+ * @ext: give each slot a struct kdapl_uevent_ext (connection streams)
  *
  * Its pages count against the user's RLIMIT_MEMLOCK (see
  * kdapl_uring_charge()).
@@ -153,9 +154,10 @@ void kdapl_uring_put(struct kdapl_uring *ring)
  * the limit.
  */
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie, u32 ia_id)
+				       u64 cookie, u32 ia_id, bool ext)
 {
 	struct kdapl_uring *ring;
+	size_t ext_offset;
 	u32 entries;
 
 	if (qlen > (1U << 24))
@@ -164,8 +166,11 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	ring->size = PAGE_ALIGN(KDAPL_RING_EVENTS +
-				(size_t)entries * sizeof(struct kdapl_uevent));
+	ext_offset = KDAPL_RING_EVENTS +
+		     (size_t)entries * sizeof(struct kdapl_uevent);
+	ring->size = PAGE_ALIGN(ext_offset + (ext ? (size_t)entries *
+					      sizeof(struct kdapl_uevent_ext) :
+					      0));
 	if (!kdapl_uring_charge(ring->size, &ring->user, &ring->charged)) {
 		kfree(ring);
 		return NULL;
@@ -177,6 +182,10 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 		return NULL;
 	}
 	ring->ev = (void *)ring->hdr + KDAPL_RING_EVENTS;
+	if (ext) {
+		ring->ext = (void *)ring->hdr + ext_offset;
+		ring->hdr->ext_offset = ext_offset;
+	}
 	ring->entries = entries;
 	ring->hdr->entries = entries;
 	ring->cookie = cookie;
@@ -232,6 +241,18 @@ static bool kdapl_uring_has_room(struct kdapl_uring *ring)
 	return room;
 }
 
+/* Private data of a connection event or request into the extension. */
+static void kdapl_uring_fill_pdata(struct kdapl_uevent *u,
+				   struct kdapl_uevent_ext *x,
+				   const void *data, DAT_COUNT size)
+{
+	u->length = clamp_t(DAT_COUNT, size, 0, sizeof(x->private_data));
+	if (data && u->length)
+		memcpy(x->private_data, data, u->length);
+	else
+		u->length = 0;
+}
+
 /*
  * A connection request: the CR becomes an object of the file, which the
  * event names by its new id.  A request that cannot be delivered (the
@@ -240,13 +261,26 @@ static bool kdapl_uring_has_room(struct kdapl_uring *ring)
  * Returns false then.
  */
 static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
-				struct kdapl_uevent *u, const DAT_EVENT *ev)
+				struct kdapl_uevent *u,
+				struct kdapl_uevent_ext *x, const DAT_EVENT *ev)
 {
 	const DAT_CR_ARRIVAL_EVENT_DATA *d =
 		&ev->event_data.cr_arrival_event_data;
+	DAT_CR_PARAM param;
 
 	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
 	u->data[0] = d->conn_qual;
+	if (!kdapl_cr_query(&ring->ufile->owner, d->cr_handle,
+			    DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR |
+			    DAT_CR_FIELD_REMOTE_PORT_QUAL |
+			    DAT_CR_FIELD_PRIVATE_DATA_SIZE |
+			    DAT_CR_FIELD_PRIVATE_DATA, &param)) {
+		u->data[1] = param.remote_port_qual;
+		kdapl_uring_fill_pdata(u, x, param.private_data,
+				       param.private_data_size);
+		memcpy(x->addr, param.remote_ia_address_ptr,
+		       min(sizeof(x->addr), sizeof(DAT_SOCK_ADDR)));
+	}
 	if (kdapl_uring_has_room(ring))
 		u->new_id = kdapl_uobj_add_from_event(ring->ufile,
 						      DAT_HANDLE_TYPE_CR,
@@ -264,7 +298,7 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
  * false for an event that is not to be delivered (a rejected request).
  */
 static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
-			     const DAT_EVENT *ev)
+			     struct kdapl_uevent_ext *x, const DAT_EVENT *ev)
 {
 	const DAT_CONNECTION_EVENT_DATA *conn;
 	const DAT_ASYNCH_ERROR_EVENT_DATA *async;
@@ -277,7 +311,7 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 		kdapl_uring_fill_dto(ring, u, ev);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
-		return kdapl_uring_fill_cr(ring, u, ev);
+		return kdapl_uring_fill_cr(ring, u, x, ev);
 	case DAT_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_CONNECTION_EVENT_PEER_REJECTED:
 	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
@@ -288,7 +322,8 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 	case DAT_CONNECTION_EVENT_UNREACHABLE:
 		conn = &ev->event_data.connect_event_data;
 		u->cookie = kdapl_uring_cookie(ring, conn->ep_handle);
-		u->length = conn->private_data_size;
+		kdapl_uring_fill_pdata(u, x, conn->private_data,
+				       conn->private_data_size);
 		break;
 	case DAT_SOFTWARE_EVENT:
 		u->data[0] = (uintptr_t)ev->event_data.software_event_data.pointer;
@@ -326,6 +361,14 @@ static void kdapl_uring_report_overflow(struct kdapl_uring *ring,
 	kdapl_object_put(&evd->obj);
 }
 
+/* Does @u carry a struct kdapl_uevent_ext? */
+static bool kdapl_uring_has_ext(const struct kdapl_uevent *u)
+{
+	return u->number == DAT_CONNECTION_REQUEST_EVENT ||
+	       (u->number >= DAT_CONNECTION_EVENT_ESTABLISHED &&
+		u->number <= DAT_CONNECTION_EVENT_UNREACHABLE);
+}
+
 /*
  * A request of an EP completed: its post ring, if it has one, may hold
  * what the process queued while the kernel was polling.
@@ -351,12 +394,16 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 			     DAT_BOOLEAN more)
 {
 	struct kdapl_uring *ring = data;
+	struct kdapl_uevent_ext x;
 	struct kdapl_uevent u;
 	unsigned long flags;
 	bool report = false;
 	u32 tail, lost;
 
-	if (!kdapl_uring_fill(ring, &u, ev))
+	/* Copied out whole: nothing of the stack may reach the process. */
+	if (ring->ext)
+		memset(&x, 0, sizeof(x));
+	if (!kdapl_uring_fill(ring, &u, &x, ev))
 		return;
 	spin_lock_irqsave(&ring->lock, flags);
 	tail = ring->tail;
@@ -371,6 +418,9 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	} else {
 		ring->overflowing = false;
 		ring->ev[tail & (ring->entries - 1)] = u;
+		/* Only connection events and requests carry the extension. */
+		if (ring->ext && kdapl_uring_has_ext(&u))
+			ring->ext[tail & (ring->entries - 1)] = x;
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);

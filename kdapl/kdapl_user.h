@@ -44,6 +44,7 @@ struct kdapl_ufile {
  *	the EVD of an event and the ring's state change together)
  * @hdr: the shared header, at the start of @size bytes of vmalloc_user()
  * @ev: the shared event slots
+ * @ext: the shared extensions of the slots (connection streams), or NULL
  * @entries: slots, a power of two
  * @tail: the producer index; the shared copy is only written
  * @overflows: events lost because the ring was full
@@ -64,6 +65,7 @@ struct kdapl_uring {
 	spinlock_t lock;	/* see above */
 	struct kdapl_ring_head *hdr;
 	struct kdapl_uevent *ev;
+	struct kdapl_uevent_ext *ext;
 	u32 entries;
 	u32 tail;
 	u32 overflows;
@@ -164,6 +166,10 @@ int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
 			      DAT_RETURN *status);
 int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
 			      DAT_RETURN *status);
+int kdapl_uconn_ep_reset(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status);
+int kdapl_uconn_ep_query(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status);
 int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
 int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
@@ -202,7 +208,7 @@ bool kdapl_uring_charge(size_t size, struct user_struct **user,
 			unsigned long *charged);
 void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged);
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie, u32 ia_id);
+				       u64 cookie, u32 ia_id, bool ext);
 void kdapl_uring_put(struct kdapl_uring *ring);
 struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id);
 DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,

@@ -111,7 +111,11 @@ struct kdapl_ioc_obj_free {
  * @adapter_name: the adapter (the ib_device name)
  * @vendor_name: the vendor, as the kernel names it
  * @addr: the IA address, a struct sockaddr_in or sockaddr_in6
- * @max_eps: the rest: as the fields of DAT_IA_ATTR with the same names
+ * @max_eps: the rest up to @zb_supported: as the fields of DAT_IA_ATTR
+ *	with the same names
+ * @max_private_data_size: as DAT_PROVIDER_ATTR's: the largest private
+ *	data a connection call of the IA's transport carries
+ * @reserved2: zero
  */
 struct kdapl_ioc_ia_query {
 	struct kdapl_ioc_head head;
@@ -147,6 +151,8 @@ struct kdapl_ioc_ia_query {
 	__s32 max_rdma_read_in;
 	__s32 max_rdma_read_out;
 	__u32 zb_supported;
+	__u32 max_private_data_size;
+	__u32 reserved2;
 };
 
 /**
@@ -407,6 +413,29 @@ struct kdapl_ioc_ep_get_status {
 };
 
 /**
+ * struct kdapl_ioc_ep_query - the parameters of an EP
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @state: out: DAT_EP_STATE
+ * @attr: out: its attributes
+ * @local_addr: out: the local address, a struct sockaddr_in or
+ *	sockaddr_in6
+ * @remote_addr: out: the peer's address, zero before a connection
+ * @local_port_qual: out: the local port
+ * @remote_port_qual: out: the peer's port
+ */
+struct kdapl_ioc_ep_query {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 state;
+	struct kdapl_ioc_ep_attr attr;
+	__u8 local_addr[128];
+	__u8 remote_addr[128];
+	__u64 local_port_qual;
+	__u64 remote_port_qual;
+};
+
+/**
  * struct kdapl_ioc_psp_create - create a Public Service Point
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
@@ -475,6 +504,10 @@ struct kdapl_ioc_cr_reply {
  * @entries: slots in the ring, a power of two
  * @overflows: events the EVD lost because its queue was full (each
  *	is also reported as DAT_ASYNC_ERROR_EVD_OVERFLOW)
+ * @ext_offset: where the struct kdapl_uevent_ext of each slot begins
+ *	(slot i's at @ext_offset + i * sizeof(struct kdapl_uevent_ext)),
+ *	or 0: only EVDs of connection or connection request streams have
+ *	them
  * @pad1: reserved, zero
  */
 struct kdapl_ring_head {
@@ -483,7 +516,23 @@ struct kdapl_ring_head {
 	__u32 tail;
 	__u32 entries;
 	__u32 overflows;
-	__u32 pad1[13];
+	__u32 ext_offset;
+	__u32 pad1[12];
+};
+
+#define KDAPL_UEVENT_PDATA	256
+
+/**
+ * struct kdapl_uevent_ext - what a connection event brings beyond its
+ *	struct kdapl_uevent, in the ring slot of the same index
+ * @private_data: the peer's private data, struct kdapl_uevent.length
+ *	bytes of it (connection events and connection requests)
+ * @addr: the peer's address, a struct sockaddr_in or sockaddr_in6
+ *	(connection requests)
+ */
+struct kdapl_uevent_ext {
+	__u8 private_data[KDAPL_UEVENT_PDATA];
+	__u8 addr[128];
 };
 
 /**
@@ -495,13 +544,13 @@ struct kdapl_ring_head {
  * @cookie: the DTO's user cookie; for connection, connection request
  *	and asynchronous events the cookie of the EP or service point
  * @length: bytes transferred (DTO events), private data bytes
- *	(connection events)
+ *	(connection events and requests)
  * @new_id: the CR of a connection request event; the new object's id
  *	where an event creates one
  * @reserved: zero
  * @data: per event: DTO events: [0] the EP's cookie, [1] the DAT_DTOS
- *	operation; connection requests: [0] the connection qualifier;
- *	software events: [0] the pointer
+ *	operation; connection requests: [0] the connection qualifier,
+ *	[1] the peer's port; software events: [0] the pointer
  */
 struct kdapl_uevent {
 	__u32 number;
@@ -615,6 +664,8 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_CR_REJECT = 0x14,
 	KDAPL_NR_EP_RING = 0x15,
 	KDAPL_NR_EP_POST = 0x16,
+	KDAPL_NR_EP_QUERY = 0x17,
+	KDAPL_NR_EP_RESET = 0x18,
 	KDAPL_NR_MAX
 };
 
@@ -648,5 +699,7 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_CR_REJECT	KDAPL_IOC(KDAPL_NR_CR_REJECT)
 #define KDAPL_IOC_EP_RING	KDAPL_IOC(KDAPL_NR_EP_RING)
 #define KDAPL_IOC_EP_POST	KDAPL_IOC(KDAPL_NR_EP_POST)
+#define KDAPL_IOC_EP_QUERY	KDAPL_IOC(KDAPL_NR_EP_QUERY)
+#define KDAPL_IOC_EP_RESET	KDAPL_IOC(KDAPL_NR_EP_RESET)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */
