@@ -47,6 +47,7 @@ struct shim_obj {
  * @obj: handle head
  * @hdr: the ring's indices
  * @ev: the ring's slots
+ * @ext: the slots' extensions (connection streams), or NULL
  * @map_size: bytes mapped
  * @qlen: the queue length asked for
  * @flags: DAT_EVD_FLAGS
@@ -55,6 +56,7 @@ struct shim_evd {
 	struct shim_obj obj;
 	struct kdapl_ring_head *hdr;
 	struct kdapl_uevent *ev;
+	struct kdapl_uevent_ext *ext;
 	size_t map_size;
 	DAT_COUNT qlen;
 	DAT_EVD_FLAGS flags;
@@ -67,6 +69,9 @@ struct shim_evd {
  * @async_evd: the async EVD the kernel created with the IA
  * @addr: the IA address, for DAT_IA_ATTR.ia_address_ptr
  * @doorbells: post doorbells rung (system calls of the posting path)
+ * @max_message_size: the IA's largest message, which every EP gets
+ * @max_rdma_size: the IA's largest RDMA operation, likewise
+ * @max_private_data: the largest private data of its transport
  */
 struct shim_ia {
 	struct shim_obj obj;
@@ -74,6 +79,9 @@ struct shim_ia {
 	struct shim_evd *async_evd;
 	struct sockaddr_storage addr;
 	unsigned long doorbells;
+	__u64 max_message_size;
+	__u64 max_rdma_size;
+	DAT_COUNT max_private_data;
 };
 
 /**
@@ -119,6 +127,13 @@ struct shim_lmr {
  * @stride: bytes per record
  * @max_iov: local segments per record
  * @head: the producer index (the shared copy is only written)
+ * @pz: the PZ, and the EVDs given at creation, for dat_ep_query()
+ * @recv_evd: see @pz
+ * @request_evd: see @pz
+ * @connect_evd: see @pz
+ * @local_addr: dat_ep_query()'s addresses point here
+ * @remote_addr: see @local_addr
+ * @pdata: the private data of the EP's last connection event
  */
 struct shim_ep {
 	struct shim_obj obj;
@@ -130,26 +145,43 @@ struct shim_ep {
 	__u32 stride;
 	__u32 max_iov;
 	__u32 head;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE recv_evd;
+	DAT_EVD_HANDLE request_evd;
+	DAT_EVD_HANDLE connect_evd;
+	struct sockaddr_storage local_addr;
+	struct sockaddr_storage remote_addr;
+	unsigned char pdata[KDAPL_UEVENT_PDATA];
 };
 
 /**
  * struct shim_sp - a service point
  * @obj: handle head
  * @qual: its connection qualifier
+ * @evd: the EVD of its requests
+ * @flags: DAT_PSP_FLAGS
  */
 struct shim_sp {
 	struct shim_obj obj;
 	DAT_CONN_QUAL qual;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_FLAGS flags;
 };
 
 /**
  * struct shim_cr - a connection request
  * @obj: handle head
- * @remote_addr: the peer's address for dat_cr_query() (not filled yet)
+ * @remote_addr: the peer's address
+ * @remote_port: the peer's port
+ * @pdata_size: bytes of @pdata
+ * @pdata: the peer's private data
  */
 struct shim_cr {
 	struct shim_obj obj;
 	struct sockaddr_storage remote_addr;
+	DAT_PORT_QUAL remote_port;
+	DAT_COUNT pdata_size;
+	unsigned char pdata[KDAPL_UEVENT_PDATA];
 };
 
 /* shim_handle.c */
@@ -200,10 +232,13 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
 			   DAT_COUNT private_data_size,
 			   const DAT_PVOID private_data, DAT_QOS qos,
 			   DAT_CONNECT_FLAGS flags);
+DAT_RETURN shim_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
+			 DAT_EP_PARAM *param);
 DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags);
 DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
 			      DAT_BOOLEAN *recv_idle,
 			      DAT_BOOLEAN *request_idle);
+DAT_RETURN shim_ep_reset(DAT_EP_HANDLE ep);
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
 
 void shim_post_unmap(struct shim_ep *ep);
@@ -225,8 +260,12 @@ DAT_RETURN shim_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
 DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
 			   DAT_PSP_HANDLE *psp);
+DAT_RETURN shim_psp_query(DAT_PSP_HANDLE psp, DAT_PSP_PARAM_MASK mask,
+			  DAT_PSP_PARAM *param);
 DAT_RETURN shim_psp_free(DAT_PSP_HANDLE psp);
-DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia, __u32 id);
+DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
+				 const struct kdapl_uevent *u,
+				 const struct kdapl_uevent_ext *x);
 DAT_RETURN shim_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
 			 DAT_CR_PARAM *param);
 DAT_RETURN shim_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,

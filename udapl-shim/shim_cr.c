@@ -9,6 +9,8 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <string.h>
+
 #include "shim.h"
 
 DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
@@ -44,7 +46,27 @@ DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
 	}
 	sp->obj.id = c.psp_id;
 	sp->qual = qual;
+	sp->evd = evd_handle;
+	sp->flags = flags;
 	*psp_handle = (DAT_PSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_psp_query(DAT_PSP_HANDLE handle, DAT_PSP_PARAM_MASK mask,
+			  DAT_PSP_PARAM *param)
+{
+	struct shim_sp *sp = (struct shim_sp *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_PSP);
+
+	if (!sp)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	(void)mask;
+	param->ia_handle = shim_consumer_ia_handle(sp->obj.ia);
+	param->conn_qual = sp->qual;
+	param->evd_handle = sp->evd;
+	param->psp_flags = sp->flags;
 	return DAT_SUCCESS;
 }
 
@@ -64,20 +86,31 @@ DAT_RETURN shim_psp_free(DAT_PSP_HANDLE handle)
 /**
  * shim_cr_from_event() - the handle of the CR a request event brings
  * @ia: the IA of the event's EVD
- * @id: the CR's id in the IA's file (0: the kernel had no memory)
+ * @u: the event; new_id is the CR's id in the IA's file (0: the kernel
+ *	had no memory)
+ * @x: its extension: the peer's address and private data
  *
  * Return: the CR's handle, or DAT_HANDLE_NULL.
  */
-DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia, __u32 id)
+DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
+				 const struct kdapl_uevent *u,
+				 const struct kdapl_uevent_ext *x)
 {
-	struct shim_obj *cr;
+	struct shim_cr *cr;
 
-	if (!id)
+	if (!u->new_id)
 		return DAT_HANDLE_NULL;
-	cr = shim_obj_new(sizeof(struct shim_cr), DAT_HANDLE_TYPE_CR, ia);
+	cr = shim_obj_new(sizeof(*cr), DAT_HANDLE_TYPE_CR, ia);
 	if (!cr)
 		return DAT_HANDLE_NULL;
-	cr->id = id;
+	cr->obj.id = u->new_id;
+	cr->remote_port = u->data[1];
+	if (x) {
+		memcpy(&cr->remote_addr, x->addr, sizeof(x->addr));
+		cr->pdata_size = u->length <= sizeof(cr->pdata) ?
+				 u->length : 0;
+		memcpy(cr->pdata, x->private_data, cr->pdata_size);
+	}
 	return (DAT_CR_HANDLE)cr;
 }
 
@@ -91,15 +124,14 @@ DAT_RETURN shim_cr_query(DAT_CR_HANDLE handle, DAT_CR_PARAM_MASK mask,
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 	if (mask && !param)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	/* The peer's address and private data do not reach the shim yet. */
-	if (mask) {
-		param->remote_ia_address_ptr =
-			(DAT_IA_ADDRESS_PTR)&cr->remote_addr;
-		param->remote_port_qual = 0;
-		param->private_data_size = 0;
-		param->private_data = NULL;
-		param->local_ep_handle = DAT_HANDLE_NULL;
-	}
+	if (!mask)
+		return DAT_SUCCESS;
+	param->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote_addr;
+	param->remote_port_qual = cr->remote_port;
+	param->private_data_size = cr->pdata_size;
+	param->private_data = cr->pdata_size ? cr->pdata : NULL;
+	/* The EP is the consumer's (a PSP never creates one). */
+	param->local_ep_handle = DAT_HANDLE_NULL;
 	return DAT_SUCCESS;
 }
 

@@ -91,6 +91,18 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	if (attr) {
 		c.flags = KDAPL_EP_CREATE_ATTR;
 		shim_ep_attr(attr, &c.attr);
+		/*
+		 * As OFA's provider, which never checks them and whose
+		 * tools rely on that (dtest asks for 0 and 64 KiB, then
+		 * sends and writes more): the sizes are the IA's limits.
+		 */
+		c.attr.max_message_size = ia->max_message_size;
+		c.attr.max_rdma_size = ia->max_rdma_size;
+		/* RDMA requests use the send queue's segments, as OFA's. */
+		if (c.attr.max_rdma_read_iov < c.attr.max_request_iov)
+			c.attr.max_rdma_read_iov = c.attr.max_request_iov;
+		if (c.attr.max_rdma_write_iov < c.attr.max_request_iov)
+			c.attr.max_rdma_write_iov = c.attr.max_request_iov;
 	}
 	ret = SHIM_CALL(ia, EP_CREATE, c);
 	if (ret != DAT_SUCCESS) {
@@ -98,8 +110,72 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		return ret;
 	}
 	ep->obj.id = c.ep_id;
+	ep->pz = pz_handle;
+	ep->recv_evd = recv_evd;
+	ep->request_evd = request_evd;
+	ep->connect_evd = connect_evd;
 	pthread_mutex_init(&ep->lock, NULL);
 	*ep_handle = (DAT_EP_HANDLE)ep;
+	return DAT_SUCCESS;
+}
+
+static void shim_ep_attr_out(const struct kdapl_ioc_ep_attr *k,
+			     DAT_EP_ATTR *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->service_type = k->service_type;
+	a->max_message_size = k->max_message_size;
+	a->max_rdma_size = k->max_rdma_size;
+	a->qos = k->qos;
+	a->recv_completion_flags = k->recv_completion_flags;
+	a->request_completion_flags = k->request_completion_flags;
+	a->max_recv_dtos = k->max_recv_dtos;
+	a->max_request_dtos = k->max_request_dtos;
+	a->max_recv_iov = k->max_recv_iov;
+	a->max_request_iov = k->max_request_iov;
+	a->max_rdma_read_in = k->max_rdma_read_in;
+	a->max_rdma_read_out = k->max_rdma_read_out;
+	a->srq_soft_hw = k->srq_soft_hw;
+	a->max_rdma_read_iov = k->max_rdma_read_iov;
+	a->max_rdma_write_iov = k->max_rdma_write_iov;
+}
+
+/*
+ * The kernel gives the state, attributes and addresses; the handles are
+ * the ones the consumer gave.  The address pointers stay valid until
+ * the next query of the EP or its free.
+ */
+DAT_RETURN shim_ep_query(DAT_EP_HANDLE handle, DAT_EP_PARAM_MASK mask,
+			 DAT_EP_PARAM *param)
+{
+	struct kdapl_ioc_ep_query q = { 0 };
+	struct shim_ep *ep = shim_ep_get(handle);
+	DAT_RETURN ret;
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	q.ep_id = ep->obj.id;
+	ret = SHIM_CALL(ep->obj.ia, EP_QUERY, q);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	(void)mask;
+	memcpy(&ep->local_addr, q.local_addr, sizeof(q.local_addr));
+	memcpy(&ep->remote_addr, q.remote_addr, sizeof(q.remote_addr));
+	param->ia_handle = shim_consumer_ia_handle(ep->obj.ia);
+	param->ep_state = q.state;
+	memset(&param->comm, 0, sizeof(param->comm));
+	param->local_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->local_addr;
+	param->local_port_qual = q.local_port_qual;
+	param->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ep->remote_addr;
+	param->remote_port_qual = q.remote_port_qual;
+	param->pz_handle = ep->pz;
+	param->recv_evd_handle = ep->recv_evd;
+	param->request_evd_handle = ep->request_evd;
+	param->connect_evd_handle = ep->connect_evd;
+	param->srq_handle = DAT_HANDLE_NULL;
+	shim_ep_attr_out(&q.attr, &param->ep_attr);
 	return DAT_SUCCESS;
 }
 
@@ -165,6 +241,15 @@ DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE handle, DAT_EP_STATE *state,
 	if (request_idle)
 		*request_idle = s.request_idle;
 	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ep_reset(DAT_EP_HANDLE handle)
+{
+	struct shim_ep *ep = shim_ep_get(handle);
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_RESET);
 }
 
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE handle)

@@ -51,14 +51,18 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 	return DAT_SUCCESS;
 }
 
-/* The IA's address, which events and queries point to. */
+/* The IA's address, which events and queries point to, and its limits. */
 static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 {
 	struct kdapl_ioc_ia_query q = { .ia_id = ia->obj.id };
 	DAT_RETURN ret = SHIM_CALL(ia, IA_QUERY, q);
 
-	if (ret == DAT_SUCCESS)
+	if (ret == DAT_SUCCESS) {
 		memcpy(&ia->addr, q.addr, sizeof(ia->addr));
+		ia->max_message_size = q.max_message_size;
+		ia->max_rdma_size = q.max_rdma_size;
+		ia->max_private_data = q.max_private_data_size;
+	}
 	return ret;
 }
 
@@ -168,7 +172,7 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->dat_qos_supported = DAT_QOS_BEST_EFFORT;
 	p->completion_flags_supported = DAT_COMPLETION_DEFAULT_FLAG;
 	p->is_thread_safe = DAT_FALSE;
-	p->max_private_data_size = 0;
+	p->max_private_data_size = ia->max_private_data;
 	p->supports_multipath = DAT_FALSE;
 	p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;

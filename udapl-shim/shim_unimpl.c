@@ -74,13 +74,6 @@ DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_query(DAT_EP_HANDLE a,
-				DAT_EP_PARAM_MASK b,
-				DAT_EP_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
 				 DAT_EP_PARAM_MASK b,
 				 const DAT_EP_PARAM *c)
@@ -129,13 +122,6 @@ DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_psp_query(DAT_PSP_HANDLE a,
-				 DAT_PSP_PARAM_MASK b,
-				 DAT_PSP_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_rsp_create(DAT_IA_HANDLE a,
 				  DAT_CONN_QUAL b,
 				  DAT_EP_HANDLE c,
@@ -162,11 +148,6 @@ DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
 				      DAT_EVD_HANDLE c,
 				      DAT_PSP_FLAGS d,
 				      DAT_PSP_HANDLE *e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_reset(DAT_EP_HANDLE a)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }

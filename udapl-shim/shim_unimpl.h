@@ -31,9 +31,6 @@ DAT_RETURN shim_unimpl_evd_enable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b);
-DAT_RETURN shim_unimpl_ep_query(DAT_EP_HANDLE a,
-				DAT_EP_PARAM_MASK b,
-				DAT_EP_PARAM *c);
 DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
 				 DAT_EP_PARAM_MASK b,
 				 const DAT_EP_PARAM *c);
@@ -58,9 +55,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 				DAT_COMPLETION_FLAGS h,
 				DAT_RMR_CONTEXT *i);
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
-DAT_RETURN shim_unimpl_psp_query(DAT_PSP_HANDLE a,
-				 DAT_PSP_PARAM_MASK b,
-				 DAT_PSP_PARAM *c);
 DAT_RETURN shim_unimpl_rsp_create(DAT_IA_HANDLE a,
 				  DAT_CONN_QUAL b,
 				  DAT_EP_HANDLE c,
@@ -75,7 +69,6 @@ DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
 				      DAT_EVD_HANDLE c,
 				      DAT_PSP_FLAGS d,
 				      DAT_PSP_HANDLE *e);
-DAT_RETURN shim_unimpl_ep_reset(DAT_EP_HANDLE a);
 DAT_RETURN shim_unimpl_evd_set_unwaitable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_clear_unwaitable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_lmr_sync_rdma_read(DAT_IA_HANDLE a,

@@ -11,6 +11,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,7 @@ static int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number,
 static int test_connect(void)
 {
 	DAT_CR_ARRIVAL_EVENT_DATA *req;
+	DAT_EP_PARAM epp;
 	DAT_EP_STATE state;
 	DAT_PSP_HANDLE psp;
 	DAT_CR_PARAM crp;
@@ -286,12 +288,36 @@ static int test_connect(void)
 	if (dat_cr_query(req->cr_handle, DAT_CR_FIELD_ALL, &crp) !=
 	    DAT_SUCCESS)
 		return FAIL("dat_cr_query");
-	ret = dat_cr_accept(req->cr_handle, s.ep, 0, NULL);
+	/*
+	 * The client's private data and address reach the server (the
+	 * transport may pad the private data: IB CM to 56 bytes).
+	 */
+	if (crp.private_data_size < 5 || !crp.private_data ||
+	    memcmp(crp.private_data, "hello", 5))
+		return FAIL("request private data (%d bytes)",
+			    crp.private_data_size);
+	if (!crp.remote_ia_address_ptr ||
+	    crp.remote_ia_address_ptr->sa_family != AF_INET ||
+	    memcmp(&((struct sockaddr_in *)crp.remote_ia_address_ptr)->sin_addr,
+		   &((struct sockaddr_in *)s.addr)->sin_addr, 4))
+		return FAIL("request address");
+	ret = dat_cr_accept(req->cr_handle, s.ep, 6, "world");
 	if (ret != DAT_SUCCESS)
 		return FAIL("dat_cr_accept: %#x", ret);
 	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
 	    ev.event_data.connect_event_data.ep_handle != c.ep)
 		return FAIL("client established");
+	if (ev.event_data.connect_event_data.private_data_size < 6 ||
+	    memcmp(ev.event_data.connect_event_data.private_data, "world", 6))
+		return FAIL("accept private data (%d bytes)",
+			    ev.event_data.connect_event_data.private_data_size);
+	if (dat_ep_query(c.ep, DAT_EP_FIELD_ALL, &epp) != DAT_SUCCESS ||
+	    epp.ep_state != DAT_EP_STATE_CONNECTED ||
+	    epp.remote_port_qual != 5151 || epp.connect_evd_handle != c.conn ||
+	    epp.pz_handle != c.pz ||
+	    memcmp(&((struct sockaddr_in *)epp.remote_ia_address_ptr)->sin_addr,
+		   &((struct sockaddr_in *)s.addr)->sin_addr, 4))
+		return FAIL("dat_ep_query");
 	if (wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
 	    ev.event_data.connect_event_data.ep_handle != s.ep)
 		return FAIL("server established");
@@ -310,6 +336,49 @@ static int test_connect(void)
 	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
 		return FAIL("close");
 	return 0;
+}
+
+/* A service point freed and made again on its qualifier takes requests. */
+static int test_psp_again(void)
+{
+	DAT_PSP_HANDLE psp;
+	struct side s, c;
+	DAT_EVENT ev;
+	int round;
+
+	if (side_open(&s))
+		return -1;
+	for (round = 0; round < 2; round++) {
+		if (side_open(&c))
+			return -1;
+		if (dat_psp_create(s.ia, 5353, s.cr, DAT_PSP_CONSUMER_FLAG,
+				   &psp) != DAT_SUCCESS)
+			return FAIL("round %d: dat_psp_create", round);
+		if (dat_ep_connect(c.ep, s.addr, 5353, 5000000, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG) != DAT_SUCCESS)
+			return FAIL("round %d: connect", round);
+		if (wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
+			return FAIL("round %d: no request", round);
+		if (dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				  s.ep, 0, NULL) != DAT_SUCCESS)
+			return FAIL("round %d: accept", round);
+		if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+		    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+			return FAIL("round %d: established", round);
+		if (dat_psp_free(psp) != DAT_SUCCESS)
+			return FAIL("round %d: dat_psp_free", round);
+		/* The server's EP is reset and used again, as dapltest's. */
+		if (dat_ep_disconnect(s.ep, DAT_CLOSE_ABRUPT_FLAG) !=
+		    DAT_SUCCESS ||
+		    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+		    dat_ep_reset(s.ep) != DAT_SUCCESS)
+			return FAIL("round %d: server EP reset", round);
+		if (dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+			return FAIL("round %d: close", round);
+	}
+	return dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
 }
 
 /* Connect two sides with DTO EVDs through a PSP of @qual. */
@@ -488,9 +557,14 @@ static int test_not_implemented(void)
 			    DAT_HANDLE_NULL, NULL, &ep);
 	if (ret != DAT_SUCCESS)
 		return FAIL("dat_ep_create: %#x", ret);
+	/* Only a disconnected EP can be reset. */
 	ret = dat_ep_reset(ep);
-	if (DAT_GET_TYPE(ret) != DAT_NOT_IMPLEMENTED)
+	if (ret != (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_STATE |
+				DAT_INVALID_STATE_EP_UNCONNECTED))
 		return FAIL("dat_ep_reset: %#x", ret);
+	ret = dat_ep_modify(ep, 0, NULL);
+	if (DAT_GET_TYPE(ret) != DAT_NOT_IMPLEMENTED)
+		return FAIL("dat_ep_modify: %#x", ret);
 	/* An abrupt close frees what the IA still has. */
 	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 	return ret == DAT_SUCCESS ? 0 : FAIL("abrupt close: %#x", ret);
@@ -503,12 +577,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..7\n");
+	printf("TAP version 13\n1..8\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
 	tap_run("lmr", test_lmr);
 	tap_run("connect", test_connect);
+	tap_run("psp_again", test_psp_again);
 	tap_run("dto", test_dto);
 	tap_run("not_implemented", test_not_implemented);
 	return tap_done("shim_test");
