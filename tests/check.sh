@@ -5,8 +5,9 @@
 #
 # Steps: set-up, build (W=1) for Debian's kernel and for the debug
 # kernel, sparse, checkpatch --strict, user-space tests, the bench's own
-# self-test, KUnit in the debug VM, and the integration tests in the
-# distro and debug VMs.  Every result is a PASS or FAIL line, also kept in
+# self-test, KUnit in the debug VM, the integration tests in the distro
+# and debug VMs, and OFA's dtest and dapltest over kdapl and over OFA's
+# provider (with the table of both).  Every result is a PASS or FAIL line, also kept in
 # build/check/results.txt; the last line is "N passed, N failed" (with
 # ", N skipped" if KUnit skipped cases) and the exit status is non-zero
 # if anything failed.
@@ -155,5 +156,20 @@ if [ -n "$debug_dir" ]; then
 	tests/run-vm.sh --results "$results" debug $vm_tests ||
 		echo "debug VM tests failed"
 fi
+
+# --- OFA's tools over kdapl and over OFA's provider ----------------------
+# dtest and dapltest need a bigger guest (OFA's dtest server alone takes
+# some 800 MB); the table compares kdapl on rxe and siw with OFA.
+rm -f build/vm/blocks/tools-*.txt
+echo "== OFA's tools, distro VM"
+tests/run-vm.sh --results "$results" --mem 4096 --test-timeout 1500 \
+	--timeout 1800 distro tools || echo "tools in the distro VM failed"
+if [ -n "$debug_dir" ]; then
+	echo "== OFA's tools, debug VM"
+	tests/run-vm.sh --results "$results" --mem 4096 \
+		--test-timeout 1500 --timeout 1800 debug tools ||
+		echo "tools in the debug VM failed"
+fi
+tests/vm/tools-table.sh || fail "tools table"
 
 summary

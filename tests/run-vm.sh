@@ -48,10 +48,16 @@ debug | kcsan)
 esac
 
 # The user-space side: /dev/kdapl's test program, udapl-shim and its test
-# through libdat2 (the userdev and shim cases).
+# through libdat2 (the userdev and shim cases), and OFA's test tools with
+# OFA's provider, the reference they are compared with (dtest case).
 make -s shim user >&2
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
-      --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2)
+      --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
+      --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
+      --bin /usr/bin/stdbuf
+      --file /usr/libexec/coreutils/libstdbuf.so:/usr/libexec/coreutils/libstdbuf.so)
+ofa=$(ldconfig -p | sed -n 's/^[[:space:]]*libdaplofa.so.2 .*=> //p' | head -n1)
+[ -z "$ofa" ] || user+=(--file "$ofa:$ofa")
 
 exec tests/vm/vm.sh --kernel "$kernel" "${mods[@]}" "${user[@]}" \
 	"${args[@]}" "$@"

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# OFA's own test tools, unmodified, between processes of one VM: dtest
+# (client and server) and dapltest (a server, then transaction,
+# performance and quit clients), over udapl-shim (kdapl) on rxe0 and, on
+# the debug kernel, siw0, and on the distro kernel over OFA's provider
+# (libdaplofa) on rxe0 as the reference, in the same boot.  A run passes
+# when every process it started exits 0 and prints what its tool prints
+# on success.  Results go to the host as block "tools-<kernel kind>", one
+# "command<TAB>column<TAB>PASS|FAIL" line each; tests/vm/tools-table.sh
+# turns the blocks into the table make check prints.
+#
+# /etc/kdapl-tools.conf (optional) may set DTEST_SETS and DAPLTEST_SETS
+# (one option set per line) to run other commands, and OFA=0 to skip the
+# reference column.
+
+. /usr/lib/kdapl/lib.sh
+
+# 64 KiB buffers: rxe copies every byte in software, which KASAN makes
+# slow on the debug kernel (dtest's default is 4 MiB).
+DTEST_SETS='
+-B 100 -b 65536
+-p -B 100 -b 65536
+-W -D -b 4096 -B 20
+-w -B 100 -b 65536
+'
+DAPLTEST_SETS='
+-T T -t 1 -w 1 -i 100 client SR 256 server SR 256
+-T T -t 2 -w 2 -i 50 -V client SR 1024 server RW 4096 client RR 4096 server SR 1024
+-T P -m b -i 200 RW 4096 2
+-T P -m p -i 200 RR 4096 1
+'
+OFA=1
+LIMIT=120
+SERVER_OPTS=
+SHOW=12
+[ -r /etc/kdapl-tools.conf ] && . /etc/kdapl-tools.conf
+
+# Line-buffered output, so that a run killed by its time limit leaves
+# its last words in the log.
+LB=
+command -v stdbuf >/dev/null && LB="stdbuf -oL"
+
+if kernel_is_debug; then kind=debug; else kind=distro; fi
+out=/tmp/tools-results.txt
+: >"$out"
+
+conf=/tmp/tools-dat.conf
+cat >"$conf" <<CONF
+rxe0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "rxe0-1" ""
+siw0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "siw0-1" ""
+ofa-v2-cma-roe-eth0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "eth0 0" ""
+CONF
+export DAT_OVERRIDE=$conf
+ulimit -l unlimited
+
+# result COMMAND COLUMN RC: record one run.
+result() {
+	if [ "$3" = 0 ]; then _r=PASS; else _r=FAIL; fi
+	printf '%s\t%s\t%s\n' "$1" "$2" "$_r" >>"$out"
+	echo "# $2: $1: $_r"
+}
+
+# wait_for FILE TEXT: until TEXT is in FILE (30 s at most).
+wait_for() {
+	_n=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ "$_n" -lt 300 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+}
+
+# show LOG: the end of a failed run's output.
+show() {
+	tail -n "$SHOW" "$1" | sed "s|^|#   $(basename "$1" .log): |"
+}
+
+# dtest_run IA ADDR OPTIONS...: 0 if server and client passed.
+dtest_run() {
+	_ia=$1 _a=$2
+	shift 2
+	# shellcheck disable=SC2086 # LB is a command and its option
+	timeout "$LIMIT" $LB dtest -P "$_ia" -s "$@" >/tmp/dtest-s.log 2>&1 &
+	_s=$!
+	# The client first connects to the server's socket.
+	wait_for /tmp/dtest-s.log "waiting for client connection"
+	sleep 0.5
+	# shellcheck disable=SC2086
+	timeout "$LIMIT" $LB dtest -P "$_ia" -h "$_a" "$@" >/tmp/dtest-c.log 2>&1
+	_c=$?
+	wait "$_s"
+	_w=$?
+	[ "$_c" = 0 ] && [ "$_w" = 0 ] &&
+		grep -q "Test Complete. PASSED" /tmp/dtest-c.log &&
+		grep -q "Test Complete. PASSED" /tmp/dtest-s.log && return 0
+	show /tmp/dtest-c.log
+	show /tmp/dtest-s.log
+	return 1
+}
+
+# dapltest_client IA ADDR -T TEST OPTIONS...: one client against the
+# server (dapltest wants -T first, the options before the OPs).
+dapltest_client() {
+	_ia=$1 _a=$2 _t=$4
+	shift 4
+	# shellcheck disable=SC2086 # LB is a command and its option
+	timeout "$LIMIT" $LB dapltest -T "$_t" -s "$_a" -D "$_ia" "$@" \
+		>/tmp/dapltest-c.log 2>&1 &&
+		! grep -q -i "error\|fail" /tmp/dapltest-c.log && return 0
+	show /tmp/dapltest-c.log
+	show /tmp/dapltest-s.log
+	return 1
+}
+
+# tools COLUMN IA ADDR: every dtest and dapltest set for one provider.
+tools() {
+	_col=$1 _ia=$2 _addr=$3
+	echo "$DTEST_SETS" | while read -r opts; do
+		[ -n "$opts" ] || continue
+		# shellcheck disable=SC2086 # a list of options
+		dtest_run "$_ia" "$_addr" $opts
+		result "dtest $opts" "$_col" $?
+	done
+	# shellcheck disable=SC2086 # a list of options
+	timeout 600 $LB dapltest -T S -D "$_ia" $SERVER_OPTS \
+		>/tmp/dapltest-s.log 2>&1 &
+	_srv=$!
+	wait_for /tmp/dapltest-s.log "Waiting for"
+	sleep 0.5
+	echo "$DAPLTEST_SETS" | while read -r opts; do
+		[ -n "$opts" ] || continue
+		# shellcheck disable=SC2086
+		dapltest_client "$_ia" "$_addr" $opts
+		result "dapltest $opts" "$_col" $?
+	done
+	dapltest_client "$_ia" "$_addr" -T Q
+	_q=$?
+	# A server that did not take the quit is stopped.
+	[ "$_q" = 0 ] || kill "$_srv" 2>/dev/null
+	wait "$_srv"
+	_w=$?
+	[ "$_w" = 0 ] || show /tmp/dapltest-s.log
+	[ "$_q" = 0 ] && [ "$_w" = 0 ]
+	result "dapltest -T Q" "$_col" $?
+}
+
+kdapl_load
+rdma_add rxe
+tools "kdapl rxe" rxe0-1 10.0.2.15
+if [ "$kind" = distro ]; then
+	[ "$OFA" = 0 ] || tools "OFA rxe" ofa-v2-cma-roe-eth0 10.0.2.15
+else
+	rdma_add siw
+	tools "kdapl siw" siw0-1 10.0.3.15
+	rdma_del siw0
+fi
+rdma_del rxe0
+kdapl_unload
+emit_block "tools-$kind" "$out"
+! grep -q "^[^	]*	kdapl[^	]*	FAIL" "$out" || die "a tool failed over kdapl"
