@@ -98,11 +98,13 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		 */
 		c.attr.max_message_size = ia->max_message_size;
 		c.attr.max_rdma_size = ia->max_rdma_size;
-		/* RDMA requests use the send queue's segments, as OFA's. */
-		if (c.attr.max_rdma_read_iov < c.attr.max_request_iov)
-			c.attr.max_rdma_read_iov = c.attr.max_request_iov;
-		if (c.attr.max_rdma_write_iov < c.attr.max_request_iov)
-			c.attr.max_rdma_write_iov = c.attr.max_request_iov;
+		/*
+		 * RDMA requests use the send queue's segments, as OFA's
+		 * (which ignores these two: dapltest leaves them
+		 * uninitialised).
+		 */
+		c.attr.max_rdma_read_iov = c.attr.max_request_iov;
+		c.attr.max_rdma_write_iov = c.attr.max_request_iov;
 	}
 	ret = SHIM_CALL(ia, EP_CREATE, c);
 	if (ret != DAT_SUCCESS) {
