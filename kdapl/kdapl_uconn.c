@@ -105,6 +105,82 @@ int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+/* The objects of a modification that names some, as kDAT handles. */
+static DAT_RETURN kdapl_uconn_modify_links(struct kdapl_ufile *ufile,
+					   const struct kdapl_ioc_ep_modify *a,
+					   DAT_EP_PARAM *param)
+{
+	DAT_RETURN bad = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	struct kdapl_uobj *pz;
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (a->mask & DAT_EP_FIELD_PZ_HANDLE) {
+		pz = kdapl_uobj_find(ufile, a->pz_id, DAT_HANDLE_TYPE_PZ);
+		if (!pz)
+			return bad;
+		param->pz_handle = pz->handle;
+	}
+	if (a->mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ret = kdapl_uconn_evd(ufile, a->recv_evd_id,
+				      DAT_INVALID_HANDLE_EVD_RECV,
+				      &param->recv_evd_handle);
+	if (!ret && (a->mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE))
+		ret = kdapl_uconn_evd(ufile, a->request_evd_id,
+				      DAT_INVALID_HANDLE_EVD_REQUEST,
+				      &param->request_evd_handle);
+	if (!ret && (a->mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE))
+		ret = kdapl_uconn_evd(ufile, a->connect_evd_id,
+				      DAT_INVALID_HANDLE_EVD_CONN,
+				      &param->connect_evd_handle);
+	/* A wrong object in the parameters is a wrong parameter. */
+	return ret ? bad : DAT_SUCCESS;
+}
+
+/**
+ * kdapl_uconn_ep_modify() - KDAPL_IOC_EP_MODIFY
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_modify
+ * @status: out: what dat_ep_modify() returns
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EINVAL for non-zero reserved fields.
+ */
+int kdapl_uconn_ep_modify(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_modify *a = arg;
+	struct kdapl_uobj *ep;
+	DAT_EP_PARAM *param;
+
+	if (a->reserved || a->attr.reserved)
+		return -EINVAL;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	/* SRQs and provider attributes are not the user API's (yet). */
+	if (a->mask & (DAT_EP_FIELD_SRQ_HANDLE |
+		       DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
+		       DAT_EP_FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR |
+		       DAT_EP_FIELD_EP_ATTR_NUM_PROVIDER_ATTR |
+		       DAT_EP_FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)) {
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		return 0;
+	}
+	param = kzalloc(sizeof(*param), GFP_KERNEL);
+	if (!param)
+		return -ENOMEM;
+	kdapl_uconn_attr(&a->attr, &param->ep_attr);
+	*status = kdapl_uconn_modify_links(ufile, a, param);
+	if (!*status)
+		*status = kdapl_ep_modify(&ufile->owner, ep->handle, a->mask,
+					  param);
+	kfree(param);
+	return 0;
+}
+
 /**
  * kdapl_uconn_ep_free() - KDAPL_IOC_EP_FREE
  * @ufile: the file
@@ -146,6 +222,73 @@ int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
 
 	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_PSP,
 				  DAT_INVALID_HANDLE_PSP, kdapl_psp_free);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_rsp_create() - KDAPL_IOC_RSP_CREATE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_rsp_create
+ * @status: out: what dat_rsp_create() returns
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EINVAL for non-zero reserved fields.
+ */
+int kdapl_uconn_rsp_create(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_rsp_create *a = arg;
+	struct kdapl_uobj *ia, *ep, *uobj;
+	DAT_EVD_HANDLE evd;
+	DAT_RSP_HANDLE rsp;
+	DAT_RETURN ret;
+
+	if (a->reserved || a->reserved2)
+		return -EINVAL;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ia || !ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, ia ?
+				    DAT_INVALID_HANDLE_EP :
+				    DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	ret = kdapl_uconn_evd(ufile, a->evd_id, DAT_INVALID_HANDLE_EVD_CR,
+			      &evd);
+	if (!ret)
+		ret = kdapl_rsp_create(&ufile->owner, ia->handle, a->conn_qual,
+				       ep->handle, evd, &rsp);
+	if (!ret) {
+		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_RSP, rsp,
+				     a->cookie, ia->id, &uobj);
+		if (ret)
+			kdapl_rsp_free(&ufile->owner, rsp);
+		else
+			a->rsp_id = uobj->id;
+	}
+	*status = ret;
+	return 0;
+}
+
+/**
+ * kdapl_uconn_rsp_free() - KDAPL_IOC_RSP_FREE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_obj_free
+ * @status: out: what dat_rsp_free() returns
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EINVAL for flags.
+ */
+int kdapl_uconn_rsp_free(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status)
+{
+	struct kdapl_ioc_obj_free *a = arg;
+
+	if (a->flags)
+		return -EINVAL;
+	*status = kdapl_uobj_free(ufile, a->id, DAT_HANDLE_TYPE_RSP,
+				  DAT_INVALID_HANDLE_RSP, kdapl_rsp_free);
 	return 0;
 }
 
@@ -403,9 +546,10 @@ static int kdapl_uconn_cr_reply(struct kdapl_ufile *ufile,
 	if (a->reserved || (!accept && a->ep_id))
 		return -EINVAL;
 	cr = kdapl_uobj_find(ufile, a->cr_id, DAT_HANDLE_TYPE_CR);
-	if (accept && cr)
+	/* No EP: the one the RSP of the request reserved. */
+	if (accept && cr && a->ep_id)
 		ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!cr || (accept && !ep)) {
+	if (!cr || (accept && a->ep_id && !ep)) {
 		*status = dat_error(DAT_INVALID_HANDLE, cr ?
 				    DAT_INVALID_HANDLE_EP :
 				    DAT_INVALID_HANDLE_CR);
@@ -418,7 +562,8 @@ static int kdapl_uconn_cr_reply(struct kdapl_ufile *ufile,
 		return err < 0 ? err : 0;
 	if (accept)
 		*status = kdapl_cr_accept(&ufile->owner, cr->handle,
-					  ep->handle, a->private_data_size,
+					  ep ? ep->handle : DAT_HANDLE_NULL,
+					  a->private_data_size,
 					  a->private_data_size ? pdata : NULL);
 	else
 		*status = kdapl_cr_reject(&ufile->owner, cr->handle,

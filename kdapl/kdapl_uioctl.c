@@ -53,6 +53,11 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_pz_create pz_create;
 	struct kdapl_ioc_evd_create evd_create;
 	struct kdapl_ioc_evd_wait evd_wait;
+	struct kdapl_ioc_evd_fd evd_fd;
+	struct kdapl_ioc_cno_create cno_create;
+	struct kdapl_ioc_cno_wait cno_wait;
+	struct kdapl_ioc_rsp_create rsp_create;
+	struct kdapl_ioc_ep_modify ep_modify;
 	struct kdapl_ioc_evd_post_se evd_post_se;
 	struct kdapl_ioc_lmr_create lmr_create;
 	struct kdapl_ioc_ep_create ep_create;
@@ -97,7 +102,8 @@ static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
 static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 				       DAT_EVD_HANDLE handle, u32 qlen,
 				       DAT_EVD_FLAGS flags, u64 cookie,
-				       u32 ia_id, struct kdapl_uobj **uobjp)
+				       u32 ia_id, u32 cno_id,
+				       struct kdapl_uobj **uobjp)
 {
 	struct kdapl_uobj *uobj;
 	DAT_RETURN ret;
@@ -117,6 +123,9 @@ static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	}
+	/* Before the sink can run; kdapl_uring_detach() unlinks it. */
+	if (cno_id)
+		uobj->ring->cno = kdapl_ucno_find(ufile, cno_id);
 	ret = kdapl_uring_attach(ufile, uobj);
 	if (ret) {
 		kdapl_uobj_destroy(ufile, uobj);
@@ -151,7 +160,7 @@ static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 		goto err_close;
 	ret = kdapl_uioctl_add_evd(ufile, async, a->async_qlen,
 				   DAT_EVD_ASYNC_FLAG, a->async_cookie,
-				   ia_uobj->id, &evd_uobj);
+				   ia_uobj->id, 0, &evd_uobj);
 	if (ret)
 		goto err_uobj;
 	a->ia_id = ia_uobj->id;
@@ -178,6 +187,13 @@ static int kdapl_uioctl_ia_close(struct kdapl_ufile *ufile, void *arg,
 	uobj = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_IA);
 	if (!uobj) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	/* CNOs are the file's alone: kDAT cannot see them in use. */
+	if (a->flags == DAT_CLOSE_GRACEFUL_FLAG &&
+	    kdapl_uobj_ia_has(ufile, uobj->ia_id, DAT_HANDLE_TYPE_CNO)) {
+		*status = dat_error(DAT_INVALID_STATE,
+				    DAT_INVALID_STATE_IA_IN_USE);
 		return 0;
 	}
 	*status = kdapl_ia_close(&ufile->owner, uobj->handle, a->flags);
@@ -300,12 +316,14 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_EVD_HANDLE evd;
 	DAT_RETURN ret;
 
-	if (a->reserved)
-		return -EINVAL;
-
 	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
 	if (!ia) {
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	if (a->cno_id && !kdapl_uobj_find(ufile, a->cno_id,
+					  DAT_HANDLE_TYPE_CNO)) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 		return 0;
 	}
 	/*
@@ -322,7 +340,8 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 				DAT_UPCALL_DISABLE, NULL, a->flags, &evd);
 	if (!ret) {
 		ret = kdapl_uioctl_add_evd(ufile, evd, a->qlen, a->flags,
-					   a->cookie, ia->id, &uobj);
+					   a->cookie, ia->id, a->cno_id,
+					   &uobj);
 		if (ret) {
 			kdapl_evd_free(&ufile->owner, evd);
 		} else {
@@ -477,6 +496,8 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_uconn_##fn, type, 0)
 #define KDAPL_UPOST(nr, fn, type, fl)					\
 	KDAPL_UIOCTL_FN(nr, kdapl_upost_##fn, type, fl)
+#define KDAPL_UCNO(nr, fn, type, fl)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_ucno_##fn, type, fl)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UIOCTL(HELLO, hello, kdapl_ioc_hello,
@@ -500,13 +521,20 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCONN(EP_GET_STATUS, ep_get_status, kdapl_ioc_ep_get_status),
 	KDAPL_UCONN(EP_QUERY, ep_query, kdapl_ioc_ep_query),
 	KDAPL_UCONN(EP_RESET, ep_reset, kdapl_ioc_obj_free),
+	KDAPL_UCONN(EP_MODIFY, ep_modify, kdapl_ioc_ep_modify),
 	KDAPL_UCONN(PSP_CREATE, psp_create, kdapl_ioc_psp_create),
 	KDAPL_UCONN(PSP_FREE, psp_free, kdapl_ioc_obj_free),
+	KDAPL_UCONN(RSP_CREATE, rsp_create, kdapl_ioc_rsp_create),
+	KDAPL_UCONN(RSP_FREE, rsp_free, kdapl_ioc_obj_free),
 	KDAPL_UCONN(CR_ACCEPT, cr_accept, kdapl_ioc_cr_reply),
 	KDAPL_UCONN(CR_REJECT, cr_reject, kdapl_ioc_cr_reply),
 	KDAPL_UPOST(EP_RING, ep_ring, kdapl_ioc_ep_ring, 0),
 	KDAPL_UPOST(EP_POST, ep_post, kdapl_ioc_ep_post,
 		    KDAPL_UIOCTL_UNLOCKED),
+	KDAPL_UIOCTL_FN(EVD_FD, kdapl_uring_evd_fd, kdapl_ioc_evd_fd, 0),
+	KDAPL_UCNO(CNO_CREATE, create, kdapl_ioc_cno_create, 0),
+	KDAPL_UCNO(CNO_FREE, free, kdapl_ioc_obj_free, 0),
+	KDAPL_UCNO(CNO_WAIT, wait, kdapl_ioc_cno_wait, KDAPL_UIOCTL_UNLOCKED),
 };
 
 /* The command's entry, or NULL for an unknown command. */

@@ -70,9 +70,12 @@ static u32 __kdapl_uobj_insert(struct kdapl_ufile *ufile,
 		return 0;
 	uobj->id = id;
 	uobj->ia_id = ia_id ? ia_id : id;
-	/* A stale object of a reused handle index gives way. */
-	if (xa_err(xa_store(&ufile->by_handle, idx, uobj,
-			    GFP_KERNEL_ACCOUNT))) {
+	/*
+	 * A stale object of a reused handle index gives way.  Objects of
+	 * the file alone (a CNO) have no kDAT handle and no event names them.
+	 */
+	if (uobj->handle && xa_err(xa_store(&ufile->by_handle, idx, uobj,
+					    GFP_KERNEL_ACCOUNT))) {
 		xa_release(&ufile->objs, id);
 		return 0;
 	}
@@ -269,12 +272,15 @@ void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj)
 	lockdep_assert_held(&ufile->lock);
 	xa_erase(&ufile->objs, uobj->id);
 	/* Unless a newer object of the same handle index took the slot. */
-	xa_cmpxchg(&ufile->by_handle, kdapl_uobj_index(uobj->handle), uobj,
-		   NULL, 0);
+	if (uobj->handle)
+		xa_cmpxchg(&ufile->by_handle, kdapl_uobj_index(uobj->handle),
+			   uobj, NULL, 0);
 	if (uobj->ring)
 		kdapl_uring_detach(uobj);
 	if (uobj->post)
 		kdapl_upost_detach(uobj);
+	if (uobj->cno)
+		kdapl_ucno_detach(uobj);
 	kfree_rcu(uobj, rcu);
 }
 
@@ -304,6 +310,28 @@ DAT_RETURN kdapl_uobj_free(struct kdapl_ufile *ufile, u32 id,
 	if (ret == DAT_SUCCESS)
 		kdapl_uobj_destroy(ufile, uobj);
 	return ret;
+}
+
+/**
+ * kdapl_uobj_ia_has() - does an IA of a file have an object of a type
+ * @ufile: the file
+ * @ia_id: the IA
+ * @type: DAT_HANDLE_TYPE_*
+ *
+ * Context: process context, ufile->lock held.
+ * Return: true if it has one.
+ */
+bool kdapl_uobj_ia_has(struct kdapl_ufile *ufile, u32 ia_id,
+		       DAT_HANDLE_TYPE type)
+{
+	struct kdapl_uobj *uobj;
+	unsigned long id;
+
+	lockdep_assert_held(&ufile->lock);
+	xa_for_each(&ufile->objs, id, uobj)
+		if (uobj->ia_id == ia_id && uobj->type == type)
+			return true;
+	return false;
 }
 
 /**

@@ -30,9 +30,12 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/anon_inodes.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
@@ -396,8 +399,8 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	struct kdapl_uring *ring = data;
 	struct kdapl_uevent_ext x;
 	struct kdapl_uevent u;
+	bool report = false, added = false;
 	unsigned long flags;
-	bool report = false;
 	u32 tail, lost;
 
 	/* Copied out whole: nothing of the stack may reach the process. */
@@ -424,12 +427,15 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);
+		added = true;
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 
 	/* Pairs with the barrier of prepare_to_wait() in the waiter. */
 	if (wq_has_sleeper(&ring->wait))
 		wake_up_interruptible(&ring->wait);
+	if (added && ring->cno && !atomic_read(&ring->waiters))
+		kdapl_ucno_trigger(ring->cno, ring->cookie);
 	if (report)
 		kdapl_uring_report_overflow(ring, ev->evd_handle);
 	if (ev->event_number == DAT_DTO_COMPLETION_EVENT &&
@@ -483,6 +489,10 @@ void kdapl_uring_detach(struct kdapl_uobj *uobj)
 	if (uobj->evd)
 		kdapl_evd_put_sink(uobj->evd);
 	uobj->evd = NULL;
+	/* The sink has stopped: nothing triggers the CNO any more. */
+	if (ring->cno)
+		kdapl_ucno_unlink(ring->cno);
+	ring->cno = NULL;
 	spin_lock_irqsave(&ring->lock, flags);
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock_irqrestore(&ring->lock, flags);
@@ -585,10 +595,13 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (timeout_us != DAT_TIMEOUT_INFINITE)
 		timeout = ns_to_ktime((u64)timeout_us * NSEC_PER_USEC);
+	/* Events for a waiter do not trigger the EVD's CNO (DAT). */
+	atomic_inc(&ring->waiters);
 	ret = wait_event_interruptible_hrtimeout(ring->wait,
 						 kdapl_uring_ready(ring,
 								   threshold),
 						 timeout);
+	atomic_dec(&ring->waiters);
 	*count = kdapl_uring_count(ring, READ_ONCE(ring->tail));
 	if (READ_ONCE(ring->dead))
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
@@ -597,4 +610,75 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 	if (ret)
 		return dat_error(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
 	return DAT_SUCCESS;
+}
+
+static __poll_t kdapl_uring_poll(struct file *file, poll_table *wait)
+{
+	struct kdapl_uring *ring = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &ring->wait, wait);
+	if (kdapl_uring_count(ring, READ_ONCE(ring->tail)))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(ring->dead))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+static int kdapl_uring_fd_release(struct inode *inode, struct file *file)
+{
+	kdapl_uring_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations kdapl_uring_fops = {
+	.owner = THIS_MODULE,
+	.poll = kdapl_uring_poll,
+	.release = kdapl_uring_fd_release,
+	.llseek = noop_llseek,
+};
+
+/**
+ * kdapl_uring_evd_fd() - KDAPL_IOC_EVD_FD: a descriptor to poll an EVD
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_evd_fd
+ * @status: out: DAT_SUCCESS, DAT_INVALID_HANDLE, or
+ *	DAT_INSUFFICIENT_RESOURCES without a free descriptor
+ *
+ * The descriptor holds a reference to the ring, whose waiters it joins:
+ * the sink wakes it after publishing each event.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uring_evd_fd(struct kdapl_ufile *ufile, void *arg,
+		       DAT_RETURN *status)
+{
+	struct kdapl_ioc_evd_fd *a = arg;
+	struct kdapl_uobj *uobj;
+	struct file *file;
+	int fd;
+
+	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	*status = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	kref_get(&uobj->ring->ref);
+	file = anon_inode_getfile("[kdapl-evd]", &kdapl_uring_fops,
+				  uobj->ring, O_RDONLY | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		kdapl_uring_put(uobj->ring);
+		put_unused_fd(fd);
+		return 0;
+	}
+	fd_install(fd, file);
+	a->fd = fd;
+	*status = DAT_SUCCESS;
+	return 0;
 }

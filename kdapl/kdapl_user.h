@@ -58,6 +58,10 @@ struct kdapl_ufile {
  * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
  * @overflowing: the last event was lost; the next loss after a success
  *	is reported again
+ * @cno: the CNO its events trigger, or NULL (set before the sink runs,
+ *	dropped after it stopped)
+ * @waiters: threads in kdapl_uring_wait(): while there are, events
+ *	wake them and do not trigger @cno
  * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
@@ -78,7 +82,31 @@ struct kdapl_uring {
 	struct user_struct *user;
 	unsigned long charged;
 	bool overflowing;
+	struct kdapl_ucno *cno;
+	atomic_t waiters;
 	struct rcu_head rcu;
+};
+
+/**
+ * struct kdapl_ucno - a Consumer Notification Object of a file
+ * @ref: the file's object, each EVD of the CNO, each waiter and the
+ *	CNO's descriptor hold one
+ * @lock: guards @fired and @triggered
+ * @wait: dat_cno_wait() and poll() sleep here
+ * @evds: EVDs that trigger it (under ufile->lock); while there are, it
+ *	cannot be freed
+ * @triggered: an EVD triggered it since a wait last took it
+ * @fired: the cookie of the EVD that triggered it last
+ * @dead: the CNO was freed: waiters return
+ */
+struct kdapl_ucno {
+	struct kref ref;
+	spinlock_t lock;	/* see above */
+	wait_queue_head_t wait;
+	u32 evds;
+	bool triggered;
+	u64 fired;
+	bool dead;
 };
 
 /**
@@ -133,6 +161,7 @@ struct kdapl_upost {
  * @evd: for an EVD, the kDAT EVD its ring's sink serves
  * @ring: for an EVD, its event ring (read under RCU by mmap())
  * @post: for an EP, its post ring once asked for (read under RCU)
+ * @cno: for a CNO, its state
  * @rcu: freed after a grace period: event sinks read @handle and
  *	@cookie under RCU
  */
@@ -145,6 +174,7 @@ struct kdapl_uobj {
 	struct kdapl_evd *evd;
 	struct kdapl_uring *ring;
 	struct kdapl_upost *post;
+	struct kdapl_ucno *cno;
 	struct rcu_head rcu;
 };
 
@@ -157,6 +187,8 @@ long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 
 /* The commands of kdapl_uconn.c, for the table of kdapl_uioctl.c. */
 int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
+			  DAT_RETURN *status);
+int kdapl_uconn_ep_modify(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status);
 int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
 			DAT_RETURN *status);
@@ -173,6 +205,10 @@ int kdapl_uconn_ep_query(struct kdapl_ufile *ufile, void *arg,
 int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
 int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
+			 DAT_RETURN *status);
+int kdapl_uconn_rsp_create(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
+int kdapl_uconn_rsp_free(struct kdapl_ufile *ufile, void *arg,
 			 DAT_RETURN *status);
 int kdapl_uconn_cr_accept(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status);
@@ -201,6 +237,8 @@ DAT_RETURN kdapl_uobj_free(struct kdapl_ufile *ufile, u32 id,
 			   DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad,
 			   DAT_RETURN (*fn)(struct kdapl_owner *, DAT_HANDLE));
 void kdapl_uobj_destroy(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj);
+bool kdapl_uobj_ia_has(struct kdapl_ufile *ufile, u32 ia_id,
+		       DAT_HANDLE_TYPE type);
 void kdapl_uobj_drop_ia(struct kdapl_ufile *ufile, u32 ia_id);
 void kdapl_uobj_release_all(struct kdapl_ufile *ufile);
 
@@ -209,6 +247,8 @@ bool kdapl_uring_charge(size_t size, struct user_struct **user,
 void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged);
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 				       u64 cookie, u32 ia_id, bool ext);
+int kdapl_uring_evd_fd(struct kdapl_ufile *ufile, void *arg,
+		       DAT_RETURN *status);
 void kdapl_uring_put(struct kdapl_uring *ring);
 struct kdapl_uring *kdapl_uring_get(struct kdapl_ufile *ufile, u32 id);
 DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
@@ -219,6 +259,16 @@ int kdapl_uring_map(struct vm_area_struct *vma, void *mem, size_t size,
 int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
+
+int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+int kdapl_ucno_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_ucno_wait(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+struct kdapl_ucno *kdapl_ucno_find(struct kdapl_ufile *ufile, u32 id);
+void kdapl_ucno_unlink(struct kdapl_ucno *cno);
+void kdapl_ucno_trigger(struct kdapl_ucno *cno, u64 evd_cookie);
+void kdapl_ucno_detach(struct kdapl_uobj *uobj);
+void kdapl_ucno_put(struct kdapl_ucno *cno);
 
 struct kdapl_upost *kdapl_upost_create(struct kdapl_ufile *ufile,
 				       DAT_EP_HANDLE ep, u32 entries,

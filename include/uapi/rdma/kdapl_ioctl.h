@@ -173,7 +173,7 @@ struct kdapl_ioc_pz_create {
  * @ia_id: the IA
  * @qlen: the minimum queue length (DAT evd_min_qlen)
  * @flags: DAT_EVD_FLAGS
- * @reserved: zero
+ * @cno_id: the CNO its events trigger, or 0 for none
  * @cookie: put in struct kdapl_uevent.evd_cookie of its events
  * @evd_id: out: the EVD
  * @entries: out: events the ring holds (a power of two >= @qlen)
@@ -185,7 +185,7 @@ struct kdapl_ioc_evd_create {
 	__u32 ia_id;
 	__s32 qlen;
 	__u32 flags;
-	__u32 reserved;
+	__u32 cno_id;
 	__u64 cookie;
 	__u32 evd_id;
 	__u32 entries;
@@ -213,6 +213,62 @@ struct kdapl_ioc_evd_wait {
 	__u32 reserved;
 	__u32 count;
 	__u32 reserved2;
+};
+
+/**
+ * struct kdapl_ioc_evd_fd - a file descriptor to poll an EVD with
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @fd: out: a new descriptor (close-on-exec) that polls readable
+ *	(EPOLLIN) while the EVD's ring holds events, and EPOLLHUP once the
+ *	EVD is freed; it keeps the ring, not the EVD, alive
+ */
+struct kdapl_ioc_evd_fd {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__s32 fd;
+};
+
+/* struct kdapl_ioc_cno_create.flags: also give a pollable descriptor. */
+#define KDAPL_CNO_FD		(1U << 0)
+
+/**
+ * struct kdapl_ioc_cno_create - create a Consumer Notification Object
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @flags: KDAPL_CNO_*
+ * @cno_id: out: the CNO, for struct kdapl_ioc_evd_create.cno_id
+ * @fd: out: with KDAPL_CNO_FD, a descriptor (close-on-exec) that polls
+ *	readable while the CNO is triggered; -1 otherwise
+ *
+ * An EVD created with the CNO triggers it with each event it receives
+ * while no thread waits on the EVD itself (KDAPL_IOC_EVD_WAIT); the CNO
+ * remembers the last EVD that did until a wait takes it.
+ */
+struct kdapl_ioc_cno_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 flags;
+	__u32 cno_id;
+	__s32 fd;
+};
+
+/**
+ * struct kdapl_ioc_cno_wait - wait for a CNO to be triggered
+ * @head: see struct kdapl_ioc_head
+ * @cno_id: the CNO
+ * @timeout_us: DAT_TIMEOUT: microseconds, ~0 for no limit, 0 to poll
+ * @evd_cookie: out: the cookie of the EVD that triggered it
+ *
+ * Returns DAT_SUCCESS and untriggers the CNO, DAT_TIMEOUT_EXPIRED,
+ * DAT_INTERRUPTED_CALL on a signal, or DAT_INVALID_HANDLE if the CNO was
+ * freed meanwhile.
+ */
+struct kdapl_ioc_cno_wait {
+	struct kdapl_ioc_head head;
+	__u32 cno_id;
+	__u32 timeout_us;
+	__u64 evd_cookie;
 };
 
 /**
@@ -326,6 +382,31 @@ struct kdapl_ioc_ep_create {
 	struct kdapl_ioc_ep_attr attr;
 	__u32 ep_id;
 	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_ep_modify - change the parameters of an Endpoint
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP
+ * @pz_id: its new PZ (DAT_EP_FIELD_PZ_HANDLE)
+ * @recv_evd_id: its new receive EVD, or 0 for none
+ *	(DAT_EP_FIELD_RECV_EVD_HANDLE)
+ * @request_evd_id: likewise for the request EVD
+ * @connect_evd_id: likewise for the connection EVD
+ * @reserved: zero
+ * @mask: DAT_EP_PARAM_MASK: the fields to change, as dat_ep_modify()'s
+ * @attr: the new attributes, for the DAT_EP_FIELD_EP_ATTR_* of @mask
+ */
+struct kdapl_ioc_ep_modify {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 pz_id;
+	__u32 recv_evd_id;
+	__u32 request_evd_id;
+	__u32 connect_evd_id;
+	__u32 reserved;
+	__u64 mask;
+	struct kdapl_ioc_ep_attr attr;
 };
 
 /**
@@ -456,6 +537,33 @@ struct kdapl_ioc_psp_create {
 	__u32 reserved;
 	__u64 cookie;
 	__u32 psp_id;
+	__u32 reserved2;
+};
+
+/**
+ * struct kdapl_ioc_rsp_create - create a Reserved Service Point
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @ep_id: the EP it reserves, which the request it takes connects
+ * @evd_id: the EVD of its connection request
+ * @reserved: zero
+ * @conn_qual: the connection qualifier it listens on
+ * @cookie: put in its connection request event
+ * @rsp_id: out: the RSP
+ * @reserved2: zero
+ *
+ * KDAPL_IOC_CR_ACCEPT of the request it brings takes @ep_id or 0 for
+ * that EP.
+ */
+struct kdapl_ioc_rsp_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 ep_id;
+	__u32 evd_id;
+	__u32 reserved;
+	__u64 conn_qual;
+	__u64 cookie;
+	__u32 rsp_id;
 	__u32 reserved2;
 };
 
@@ -666,6 +774,13 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_EP_POST = 0x16,
 	KDAPL_NR_EP_QUERY = 0x17,
 	KDAPL_NR_EP_RESET = 0x18,
+	KDAPL_NR_EVD_FD = 0x19,
+	KDAPL_NR_CNO_CREATE = 0x1a,
+	KDAPL_NR_CNO_FREE = 0x1b,
+	KDAPL_NR_CNO_WAIT = 0x1c,
+	KDAPL_NR_RSP_CREATE = 0x1d,
+	KDAPL_NR_RSP_FREE = 0x1e,
+	KDAPL_NR_EP_MODIFY = 0x1f,
 	KDAPL_NR_MAX
 };
 
@@ -701,5 +816,12 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_EP_POST	KDAPL_IOC(KDAPL_NR_EP_POST)
 #define KDAPL_IOC_EP_QUERY	KDAPL_IOC(KDAPL_NR_EP_QUERY)
 #define KDAPL_IOC_EP_RESET	KDAPL_IOC(KDAPL_NR_EP_RESET)
+#define KDAPL_IOC_EVD_FD	KDAPL_IOC(KDAPL_NR_EVD_FD)
+#define KDAPL_IOC_CNO_CREATE	KDAPL_IOC(KDAPL_NR_CNO_CREATE)
+#define KDAPL_IOC_CNO_FREE	KDAPL_IOC(KDAPL_NR_CNO_FREE)
+#define KDAPL_IOC_CNO_WAIT	KDAPL_IOC(KDAPL_NR_CNO_WAIT)
+#define KDAPL_IOC_RSP_CREATE	KDAPL_IOC(KDAPL_NR_RSP_CREATE)
+#define KDAPL_IOC_RSP_FREE	KDAPL_IOC(KDAPL_NR_RSP_FREE)
+#define KDAPL_IOC_EP_MODIFY	KDAPL_IOC(KDAPL_NR_EP_MODIFY)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

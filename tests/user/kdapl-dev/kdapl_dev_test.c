@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -477,6 +478,227 @@ static int test_wait_wakeup(void)
 	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
 		return FAIL("free async: %#lx",
 			    ret);
+	munmap(r.hdr, r.size);
+	close(fd);
+	return 0;
+}
+
+static long cno_wait(int fd, __u32 id, __u32 us, __u64 *cookie)
+{
+	struct kdapl_ioc_cno_wait w = { .cno_id = id, .timeout_us = us };
+	long ret = CALL(fd, CNO_WAIT, w);
+
+	*cookie = w.evd_cookie;
+	return ret;
+}
+
+/* poll() one descriptor without sleeping: its revents. */
+static int poll_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 0) < 0)
+		return -1;
+	return p.revents;
+}
+
+struct cno_waiter {
+	int fd;
+	__u32 id;
+	long ret;
+	__u64 cookie;
+};
+
+static void *cno_waiter_fn(void *p)
+{
+	struct cno_waiter *w = p;
+
+	w->ret = cno_wait(w->fd, w->id, DAT_TIMEOUT_INFINITE, &w->cookie);
+	return NULL;
+}
+
+static int test_cno(void)
+{
+	struct kdapl_ioc_cno_create c = { .flags = KDAPL_CNO_FD };
+	struct kdapl_ioc_evd_create e = { .qlen = 4, .cookie = 0xe1,
+					  .flags = DAT_EVD_SOFTWARE_FLAG };
+	struct kdapl_ioc_obj_free f = { 0 };
+	struct cno_waiter w = { 0 };
+	struct kdapl_uevent ev;
+	__u32 id1, id2, n;
+	struct ring r1, r2;
+	pthread_t th;
+	struct ia ia;
+	__u64 cookie;
+	long ret;
+	int fd = dev_open();
+
+	if (!(fd >= 0 && ia_open(fd, &ia, 0) == 0))
+		return FAIL("set-up");
+	c.ia_id = ia.ia_id;
+	if (CALL(fd, CNO_CREATE, c) != DAT_SUCCESS || c.fd < 0)
+		return FAIL("CNO_CREATE %d", c.fd);
+	e.ia_id = ia.ia_id;
+	e.cno_id = c.cno_id + 1000;
+	if (CALL(fd, EVD_CREATE, e) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("EVD of a wrong CNO");
+	e.cno_id = ia.ia_id;
+	if (CALL(fd, EVD_CREATE, e) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("EVD of an IA as CNO");
+	e.cno_id = c.cno_id;
+	if (CALL(fd, EVD_CREATE, e) != DAT_SUCCESS)
+		return FAIL("EVD of the CNO");
+	id1 = e.evd_id;
+	if (ring_map(fd, &r1, e.ring_size, e.ring_offset))
+		return FAIL("mmap");
+	e.cookie = 0xe2;
+	if (CALL(fd, EVD_CREATE, e) != DAT_SUCCESS)
+		return FAIL("second EVD of the CNO");
+	id2 = e.evd_id;
+	if (ring_map(fd, &r2, e.ring_size, e.ring_offset))
+		return FAIL("mmap");
+
+	/* Not triggered: a wait times out, the descriptor is not readable. */
+	ret = cno_wait(fd, c.cno_id, 1000, &cookie);
+	if (ret != ERR(DAT_TIMEOUT_EXPIRED, 0))
+		return FAIL("idle wait %#lx", ret);
+	if (poll_now(c.fd) != 0)
+		return FAIL("idle poll %#x", poll_now(c.fd));
+	if (post_se(fd, id2, 5) != DAT_SUCCESS)
+		return FAIL("post");
+	if (poll_now(c.fd) != POLLIN)
+		return FAIL("triggered poll %#x", poll_now(c.fd));
+	ret = cno_wait(fd, c.cno_id, 0, &cookie);
+	if (!(ret == DAT_SUCCESS && cookie == 0xe2))
+		return FAIL("wait %#lx %#llx", ret, (unsigned long long)cookie);
+	/* Taken: untriggered, though the event is still in the ring. */
+	if (cno_wait(fd, c.cno_id, 0, &cookie) != ERR(DAT_TIMEOUT_EXPIRED, 0))
+		return FAIL("taken twice");
+	if (!(ring_pop(&r2, &ev) == 1 && ev.data[0] == 5))
+		return FAIL("event");
+
+	/* A sleeping waiter is woken by the EVD's event. */
+	w.fd = fd;
+	w.id = c.cno_id;
+	pthread_create(&th, NULL, cno_waiter_fn, &w);
+	usleep(50000);
+	post_se(fd, id1, 6);
+	pthread_join(th, NULL);
+	if (!(w.ret == DAT_SUCCESS && w.cookie == 0xe1))
+		return FAIL("woken %#lx %#llx", w.ret,
+			    (unsigned long long)w.cookie);
+	ring_pop(&r1, &ev);
+
+	/* An event for a thread waiting on the EVD does not trigger it. */
+	{
+		struct waker wk = { .fd = fd, .id = id1 };
+
+		pthread_create(&th, NULL, waker_fn, &wk);
+		ret = evd_wait(fd, id1, 1, DAT_TIMEOUT_INFINITE, &n);
+		pthread_join(th, NULL);
+		if (ret != DAT_SUCCESS)
+			return FAIL("evd wait %#lx", ret);
+		if (cno_wait(fd, c.cno_id, 0, &cookie) !=
+		    ERR(DAT_TIMEOUT_EXPIRED, 0))
+			return FAIL("triggered under an EVD waiter");
+	}
+
+	/* In use by EVDs: cannot be freed. */
+	f.id = c.cno_id;
+	if (CALL(fd, CNO_FREE, f) !=
+	    ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_CNO_IN_USE))
+		return FAIL("free in use");
+	f.id = id1;
+	if (CALL(fd, EVD_FREE, f) != DAT_SUCCESS)
+		return FAIL("EVD free");
+	f.id = id2;
+	if (CALL(fd, EVD_FREE, f) != DAT_SUCCESS)
+		return FAIL("EVD free");
+
+	/* Freeing it wakes a waiter, and the descriptor hangs up. */
+	w.ret = 0;
+	pthread_create(&th, NULL, cno_waiter_fn, &w);
+	usleep(50000);
+	f.id = c.cno_id;
+	if (CALL(fd, CNO_FREE, f) != DAT_SUCCESS)
+		return FAIL("free");
+	pthread_join(th, NULL);
+	if (w.ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("waiter of a freed CNO: %#lx", w.ret);
+	if (!(poll_now(c.fd) & POLLHUP))
+		return FAIL("freed poll %#x", poll_now(c.fd));
+	if (CALL(fd, CNO_FREE, f) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("second free");
+	f.flags = 1;
+	if (CALL(fd, CNO_FREE, f) != -EINVAL)
+		return FAIL("free flags");
+	c.flags = 2;
+	if (CALL(fd, CNO_CREATE, c) != -EINVAL)
+		return FAIL("unknown flag");
+	munmap(r1.hdr, r1.size);
+	munmap(r2.hdr, r2.size);
+	munmap(ia.async.hdr, ia.async.size);
+	close(c.fd);
+	/* A CNO still there and its descriptor go with the file. */
+	c.flags = KDAPL_CNO_FD;
+	if (CALL(fd, CNO_CREATE, c) != DAT_SUCCESS)
+		return FAIL("CNO_CREATE again");
+	close(fd);
+	if (poll_now(c.fd) != POLLHUP)
+		return FAIL("after close %#x", poll_now(c.fd));
+	close(c.fd);
+	return 0;
+}
+
+static int test_evd_poll(void)
+{
+	struct kdapl_ioc_evd_fd p = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
+	struct pollfd pfd = { .events = POLLIN };
+	struct kdapl_uevent ev;
+	struct waker wk;
+	pthread_t th;
+	struct ring r;
+	struct ia ia;
+	__u32 id;
+	int fd = dev_open();
+
+	if (!(fd >= 0 && ia_open(fd, &ia, 0) == 0))
+		return FAIL("set-up");
+	if (evd_create(fd, &ia, 4, 3, &id, &r) != 0)
+		return FAIL("evd");
+	p.evd_id = id + 1000;
+	if (CALL(fd, EVD_FD, p) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST))
+		return FAIL("fd of a wrong EVD");
+	p.evd_id = id;
+	if (CALL(fd, EVD_FD, p) != DAT_SUCCESS || p.fd < 0)
+		return FAIL("EVD_FD");
+	if (!(fcntl(p.fd, F_GETFD) & FD_CLOEXEC))
+		return FAIL("not close-on-exec");
+	if (poll_now(p.fd) != 0)
+		return FAIL("empty %#x", poll_now(p.fd));
+	/* poll() sleeps until the event comes. */
+	wk.fd = fd;
+	wk.id = id;
+	pthread_create(&th, NULL, waker_fn, &wk);
+	pfd.fd = p.fd;
+	if (poll(&pfd, 1, 5000) != 1 || pfd.revents != POLLIN)
+		return FAIL("poll woke with %#x", pfd.revents);
+	pthread_join(th, NULL);
+	if (!(ring_pop(&r, &ev) == 1 && ev.data[0] == 42))
+		return FAIL("event");
+	if (poll_now(p.fd) != 0)
+		return FAIL("drained %#x", poll_now(p.fd));
+	f.id = id;
+	if (CALL(fd, EVD_FREE, f) != DAT_SUCCESS)
+		return FAIL("free");
+	if (!(poll_now(p.fd) & POLLHUP))
+		return FAIL("freed %#x", poll_now(p.fd));
+	close(p.fd);
 	munmap(r.hdr, r.size);
 	close(fd);
 	return 0;
@@ -1347,13 +1569,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..15\n");
+	printf("TAP version 13\n1..17\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
 	tap_run("pz", test_pz);
 	tap_run("ring", test_ring);
 	tap_run("wait_wakeup", test_wait_wakeup);
+	tap_run("cno", test_cno);
+	tap_run("evd_poll", test_evd_poll);
 	tap_run("mmap_rules", test_mmap_rules);
 	tap_run("isolation", test_isolation);
 	tap_run("lmr", test_lmr);
