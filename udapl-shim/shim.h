@@ -51,6 +51,7 @@ struct shim_obj {
  * @map_size: bytes mapped
  * @qlen: the queue length asked for
  * @flags: DAT_EVD_FLAGS
+ * @cno: the CNO it triggers, or DAT_HANDLE_NULL
  */
 struct shim_evd {
 	struct shim_obj obj;
@@ -60,6 +61,19 @@ struct shim_evd {
 	size_t map_size;
 	DAT_COUNT qlen;
 	DAT_EVD_FLAGS flags;
+	DAT_CNO_HANDLE cno;
+};
+
+/**
+ * struct shim_cno - a Consumer Notification Object
+ * @obj: handle head
+ * @agent: the wait proxy agent given, returned by dat_cno_query()
+ * @fd: its pollable descriptor (dat_cno_fd_create()), or -1
+ */
+struct shim_cno {
+	struct shim_obj obj;
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	int fd;
 };
 
 /**
@@ -159,13 +173,15 @@ struct shim_ep {
  * @obj: handle head
  * @qual: its connection qualifier
  * @evd: the EVD of its requests
- * @flags: DAT_PSP_FLAGS
+ * @flags: DAT_PSP_FLAGS (PSP)
+ * @ep: the EP it reserves (RSP)
  */
 struct shim_sp {
 	struct shim_obj obj;
 	DAT_CONN_QUAL qual;
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_FLAGS flags;
+	DAT_EP_HANDLE ep;
 };
 
 /**
@@ -175,6 +191,7 @@ struct shim_sp {
  * @remote_port: the peer's port
  * @pdata_size: bytes of @pdata
  * @pdata: the peer's private data
+ * @ep: the EP of the RSP that took the request, or DAT_HANDLE_NULL
  */
 struct shim_cr {
 	struct shim_obj obj;
@@ -182,6 +199,7 @@ struct shim_cr {
 	DAT_PORT_QUAL remote_port;
 	DAT_COUNT pdata_size;
 	unsigned char pdata[KDAPL_UEVENT_PDATA];
+	DAT_EP_HANDLE ep;
 };
 
 /* shim_handle.c */
@@ -234,6 +252,8 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
 			   DAT_CONNECT_FLAGS flags);
 DAT_RETURN shim_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 			 DAT_EP_PARAM *param);
+DAT_RETURN shim_ep_modify(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
+			  const DAT_EP_PARAM *param);
 DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags);
 DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
 			      DAT_BOOLEAN *recv_idle,
@@ -263,6 +283,12 @@ DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 DAT_RETURN shim_psp_query(DAT_PSP_HANDLE psp, DAT_PSP_PARAM_MASK mask,
 			  DAT_PSP_PARAM *param);
 DAT_RETURN shim_psp_free(DAT_PSP_HANDLE psp);
+DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
+			   DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
+			   DAT_RSP_HANDLE *rsp);
+DAT_RETURN shim_rsp_query(DAT_RSP_HANDLE rsp, DAT_RSP_PARAM_MASK mask,
+			  DAT_RSP_PARAM *param);
+DAT_RETURN shim_rsp_free(DAT_RSP_HANDLE rsp);
 DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
 				 const struct kdapl_uevent *u,
 				 const struct kdapl_uevent_ext *x);
@@ -299,5 +325,18 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout,
 DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event);
 DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event);
 DAT_RETURN shim_evd_free(DAT_EVD_HANDLE evd);
+
+DAT_RETURN shim_cno_create(DAT_IA_HANDLE ia, DAT_OS_WAIT_PROXY_AGENT agent,
+			   DAT_CNO_HANDLE *cno);
+DAT_RETURN shim_cno_fd_create(DAT_IA_HANDLE ia, DAT_FD *fd,
+			      DAT_CNO_HANDLE *cno);
+DAT_RETURN shim_cno_modify_agent(DAT_CNO_HANDLE cno,
+				 DAT_OS_WAIT_PROXY_AGENT agent);
+DAT_RETURN shim_cno_query(DAT_CNO_HANDLE cno, DAT_CNO_PARAM_MASK mask,
+			  DAT_CNO_PARAM *param);
+DAT_RETURN shim_cno_free(DAT_CNO_HANDLE cno);
+DAT_RETURN shim_cno_wait(DAT_CNO_HANDLE cno, DAT_TIMEOUT timeout,
+			 DAT_EVD_HANDLE *evd);
+DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE cno, DAT_EVD_HANDLE *evd);
 
 #endif /* _SHIM_H */

@@ -83,6 +83,80 @@ DAT_RETURN shim_psp_free(DAT_PSP_HANDLE handle)
 	return ret;
 }
 
+DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
+			   DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
+			   DAT_RSP_HANDLE *rsp_handle)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct shim_obj *evd = shim_obj_get(evd_handle, DAT_HANDLE_TYPE_EVD);
+	struct shim_obj *ep = shim_obj_get(ep_handle, DAT_HANDLE_TYPE_EP);
+	struct kdapl_ioc_rsp_create c = { 0 };
+	struct shim_sp *sp;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!ep || ep->ia != ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!evd || evd->ia != ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	if (!rsp_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	sp = shim_obj_new(sizeof(*sp), DAT_HANDLE_TYPE_RSP, ia);
+	if (!sp)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	c.ia_id = ia->obj.id;
+	c.ep_id = ep->id;
+	c.evd_id = evd->id;
+	c.conn_qual = qual;
+	c.cookie = (uintptr_t)sp;
+	ret = SHIM_CALL(ia, RSP_CREATE, c);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&sp->obj);
+		return ret;
+	}
+	sp->obj.id = c.rsp_id;
+	sp->qual = qual;
+	sp->evd = evd_handle;
+	sp->ep = ep_handle;
+	*rsp_handle = (DAT_RSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_rsp_query(DAT_RSP_HANDLE handle, DAT_RSP_PARAM_MASK mask,
+			  DAT_RSP_PARAM *param)
+{
+	struct shim_sp *sp = (struct shim_sp *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_RSP);
+
+	if (!sp)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	if (mask & ~DAT_RSP_FIELD_ALL)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	param->ia_handle = shim_consumer_ia_handle(sp->obj.ia);
+	param->conn_qual = sp->qual;
+	param->evd_handle = sp->evd;
+	param->ep_handle = sp->ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_rsp_free(DAT_RSP_HANDLE handle)
+{
+	struct shim_obj *sp = shim_obj_get(handle, DAT_HANDLE_TYPE_RSP);
+	DAT_RETURN ret;
+
+	if (!sp)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	ret = shim_obj_kfree(sp, KDAPL_IOC_RSP_FREE);
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(sp);
+	return ret;
+}
+
 /**
  * shim_cr_from_event() - the handle of the CR a request event brings
  * @ia: the IA of the event's EVD
@@ -96,6 +170,7 @@ DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
 				 const struct kdapl_uevent *u,
 				 const struct kdapl_uevent_ext *x)
 {
+	struct shim_sp *rsp;
 	struct shim_cr *cr;
 
 	if (!u->new_id)
@@ -105,6 +180,10 @@ DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
 		return DAT_HANDLE_NULL;
 	cr->obj.id = u->new_id;
 	cr->remote_port = u->data[1];
+	rsp = (struct shim_sp *)shim_obj_get((DAT_HANDLE)(uintptr_t)u->cookie,
+					     DAT_HANDLE_TYPE_RSP);
+	if (rsp)
+		cr->ep = rsp->ep;
 	if (x) {
 		memcpy(&cr->remote_addr, x->addr, sizeof(x->addr));
 		cr->pdata_size = u->length <= sizeof(cr->pdata) ?
@@ -130,8 +209,8 @@ DAT_RETURN shim_cr_query(DAT_CR_HANDLE handle, DAT_CR_PARAM_MASK mask,
 	param->remote_port_qual = cr->remote_port;
 	param->private_data_size = cr->pdata_size;
 	param->private_data = cr->pdata_size ? cr->pdata : NULL;
-	/* The EP is the consumer's (a PSP never creates one). */
-	param->local_ep_handle = DAT_HANDLE_NULL;
+	/* An RSP's EP, or none: a PSP never creates one. */
+	param->local_ep_handle = cr->ep;
 	return DAT_SUCCESS;
 }
 
@@ -148,7 +227,8 @@ static DAT_RETURN shim_cr_reply(DAT_CR_HANDLE handle, struct shim_obj *ep,
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 	if (size < 0 || (size && !pdata))
 		return SHIM_ERR(DAT_INVALID_PARAMETER,
-				ep ? DAT_INVALID_ARG4 : DAT_INVALID_ARG3);
+				cmd == KDAPL_IOC_CR_ACCEPT ?
+				DAT_INVALID_ARG4 : DAT_INVALID_ARG3);
 	r.cr_id = cr->id;
 	r.ep_id = ep ? ep->id : 0;
 	r.private_data = (uintptr_t)pdata;
@@ -162,10 +242,15 @@ static DAT_RETURN shim_cr_reply(DAT_CR_HANDLE handle, struct shim_obj *ep,
 DAT_RETURN shim_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep_handle,
 			  DAT_COUNT size, const DAT_PVOID pdata)
 {
+	struct shim_cr *c = (struct shim_cr *)shim_obj_get(cr,
+							  DAT_HANDLE_TYPE_CR);
 	struct shim_obj *ep = shim_obj_get(ep_handle, DAT_HANDLE_TYPE_EP);
 
-	/* An EP the PSP would create is not supported (ep_creator NEVER). */
-	if (!ep)
+	/*
+	 * No EP: the one an RSP reserved (the kernel's, for id 0).  An EP
+	 * a PSP would create is not supported (ep_creator NEVER).
+	 */
+	if (!ep && !(ep_handle == DAT_HANDLE_NULL && c && c->ep))
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	return shim_cr_reply(cr, ep, size, pdata, KDAPL_IOC_CR_ACCEPT);
 }

@@ -142,6 +142,85 @@ static void shim_ep_attr_out(const struct kdapl_ioc_ep_attr *k,
 	a->max_rdma_write_iov = k->max_rdma_write_iov;
 }
 
+/* The objects a modification names, into @m; DAT_SUCCESS if good. */
+static DAT_RETURN shim_ep_modify_links(struct shim_ep *ep,
+				       DAT_EP_PARAM_MASK mask,
+				       const DAT_EP_PARAM *param,
+				       struct kdapl_ioc_ep_modify *m)
+{
+	DAT_RETURN bad = SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	struct shim_ia *ia = ep->obj.ia;
+	struct shim_obj *pz;
+	long recv, req, conn;
+
+	if (mask & DAT_EP_FIELD_PZ_HANDLE) {
+		pz = shim_obj_get(param->pz_handle, DAT_HANDLE_TYPE_PZ);
+		if (!pz || pz->ia != ia)
+			return bad;
+		m->pz_id = pz->id;
+	}
+	recv = shim_ep_evd_id(param->recv_evd_handle, ia);
+	req = shim_ep_evd_id(param->request_evd_handle, ia);
+	conn = shim_ep_evd_id(param->connect_evd_handle, ia);
+	if (((mask & DAT_EP_FIELD_RECV_EVD_HANDLE) && recv < 0) ||
+	    ((mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) && req < 0) ||
+	    ((mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) && conn < 0))
+		return bad;
+	m->recv_evd_id = recv > 0 ? recv : 0;
+	m->request_evd_id = req > 0 ? req : 0;
+	m->connect_evd_id = conn > 0 ? conn : 0;
+	return DAT_SUCCESS;
+}
+
+/* What dat_ep_query() reports of the objects after a modification. */
+static void shim_ep_modified(struct shim_ep *ep, DAT_EP_PARAM_MASK mask,
+			     const DAT_EP_PARAM *param)
+{
+	if (mask & DAT_EP_FIELD_PZ_HANDLE)
+		ep->pz = param->pz_handle;
+	if (mask & DAT_EP_FIELD_RECV_EVD_HANDLE)
+		ep->recv_evd = param->recv_evd_handle;
+	if (mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE)
+		ep->request_evd = param->request_evd_handle;
+	if (mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE)
+		ep->connect_evd = param->connect_evd_handle;
+}
+
+DAT_RETURN shim_ep_modify(DAT_EP_HANDLE handle, DAT_EP_PARAM_MASK mask,
+			  const DAT_EP_PARAM *param)
+{
+	struct shim_ep *ep = shim_ep_get(handle);
+	struct kdapl_ioc_ep_modify m = { 0 };
+	DAT_RETURN ret;
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (mask & ~DAT_EP_FIELD_ALL)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	ret = shim_ep_modify_links(ep, mask, param, &m);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	m.ep_id = ep->obj.id;
+	m.mask = mask;
+	shim_ep_attr(&param->ep_attr, &m.attr);
+	/* As at creation: RDMA requests use the send queue's segments. */
+	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV) {
+		m.mask |= DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV |
+			  DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV;
+		m.attr.max_rdma_read_iov = m.attr.max_request_iov;
+		m.attr.max_rdma_write_iov = m.attr.max_request_iov;
+	} else {
+		m.mask &= ~(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV |
+			    DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV);
+	}
+	ret = SHIM_CALL(ep->obj.ia, EP_MODIFY, m);
+	if (ret == DAT_SUCCESS)
+		shim_ep_modified(ep, mask, param);
+	return ret;
+}
+
 /*
  * The kernel gives the state, attributes and addresses; the handles are
  * the ones the consumer gave.  The address pointers stay valid until

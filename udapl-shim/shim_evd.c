@@ -239,15 +239,21 @@ DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 							    DAT_HANDLE_TYPE_IA);
 	struct kdapl_ioc_evd_create c = { 0 };
 	struct shim_evd *evd;
+	__u32 c_id = 0;
 	DAT_RETURN ret;
 
 	if (!ia)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (qlen <= 0)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	/* CNOs are not supported yet. */
-	if (cno != DAT_HANDLE_NULL)
-		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	if (cno != DAT_HANDLE_NULL) {
+		struct shim_obj *c = shim_obj_get(cno, DAT_HANDLE_TYPE_CNO);
+
+		if (!c || c->ia != ia)
+			return SHIM_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CNO);
+		c_id = c->id;
+	}
 	if (!evd_handle)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	evd = shim_obj_new(sizeof(*evd), DAT_HANDLE_TYPE_EVD, ia);
@@ -257,6 +263,7 @@ DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	c.ia_id = ia->obj.id;
 	c.qlen = qlen;
 	c.flags = flags;
+	c.cno_id = c_id;
 	c.cookie = (uintptr_t)evd;
 	ret = SHIM_CALL(ia, EVD_CREATE, c);
 	if (ret != DAT_SUCCESS) {
@@ -270,6 +277,7 @@ DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	}
+	evd->cno = cno;
 	*evd_handle = (DAT_EVD_HANDLE)evd;
 	return DAT_SUCCESS;
 }
@@ -287,7 +295,7 @@ DAT_RETURN shim_evd_query(DAT_EVD_HANDLE handle, DAT_EVD_PARAM_MASK mask,
 		param->ia_handle = shim_consumer_ia_handle(evd->obj.ia);
 	param->evd_qlen = evd->qlen;
 	param->evd_state = DAT_EVD_STATE_ENABLED;
-	param->cno_handle = DAT_HANDLE_NULL;
+	param->cno_handle = evd->cno;
 	param->evd_flags = evd->flags;
 	return DAT_SUCCESS;
 }

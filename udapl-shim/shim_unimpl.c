@@ -14,38 +14,6 @@
 #include "shim.h"
 #include "shim_unimpl.h"
 
-DAT_RETURN shim_unimpl_cno_create(DAT_IA_HANDLE a,
-				  DAT_OS_WAIT_PROXY_AGENT b,
-				  DAT_CNO_HANDLE *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_modify_agent(DAT_CNO_HANDLE a,
-					DAT_OS_WAIT_PROXY_AGENT b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_query(DAT_CNO_HANDLE a,
-				 DAT_CNO_PARAM_MASK b,
-				 DAT_CNO_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_free(DAT_CNO_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_wait(DAT_CNO_HANDLE a,
-				DAT_TIMEOUT b,
-				DAT_EVD_HANDLE *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
 				  DAT_CONN_QUAL b)
 {
@@ -70,13 +38,6 @@ DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a)
 
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
-				 DAT_EP_PARAM_MASK b,
-				 const DAT_EP_PARAM *c)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
@@ -118,27 +79,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 }
 
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_rsp_create(DAT_IA_HANDLE a,
-				  DAT_CONN_QUAL b,
-				  DAT_EP_HANDLE c,
-				  DAT_EVD_HANDLE d,
-				  DAT_RSP_HANDLE *e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_rsp_query(DAT_RSP_HANDLE a,
-				 DAT_RSP_PARAM_MASK b,
-				 DAT_RSP_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_rsp_free(DAT_RSP_HANDLE a)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
@@ -294,19 +234,6 @@ DAT_RETURN shim_unimpl_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE a,
 						DAT_DTO_COOKIE c,
 						const DAT_RMR_TRIPLET *d,
 						DAT_COMPLETION_FLAGS e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_fd_create(DAT_IA_HANDLE a,
-				     DAT_FD *b,
-				     DAT_CNO_HANDLE *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_cno_trigger(DAT_CNO_HANDLE a,
-				   DAT_EVD_HANDLE *b)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }

@@ -11,18 +11,6 @@
 
 #include "shim.h"
 
-DAT_RETURN shim_unimpl_cno_create(DAT_IA_HANDLE a,
-				  DAT_OS_WAIT_PROXY_AGENT b,
-				  DAT_CNO_HANDLE *c);
-DAT_RETURN shim_unimpl_cno_modify_agent(DAT_CNO_HANDLE a,
-					DAT_OS_WAIT_PROXY_AGENT b);
-DAT_RETURN shim_unimpl_cno_query(DAT_CNO_HANDLE a,
-				 DAT_CNO_PARAM_MASK b,
-				 DAT_CNO_PARAM *c);
-DAT_RETURN shim_unimpl_cno_free(DAT_CNO_HANDLE a);
-DAT_RETURN shim_unimpl_cno_wait(DAT_CNO_HANDLE a,
-				DAT_TIMEOUT b,
-				DAT_EVD_HANDLE *c);
 DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
 				  DAT_CONN_QUAL b);
 DAT_RETURN shim_unimpl_evd_modify_cno(DAT_EVD_HANDLE a,
@@ -31,9 +19,6 @@ DAT_RETURN shim_unimpl_evd_enable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b);
-DAT_RETURN shim_unimpl_ep_modify(DAT_EP_HANDLE a,
-				 DAT_EP_PARAM_MASK b,
-				 const DAT_EP_PARAM *c);
 DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
 				      DAT_EP_HANDLE b,
 				      DAT_TIMEOUT c,
@@ -55,15 +40,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 				DAT_COMPLETION_FLAGS h,
 				DAT_RMR_CONTEXT *i);
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
-DAT_RETURN shim_unimpl_rsp_create(DAT_IA_HANDLE a,
-				  DAT_CONN_QUAL b,
-				  DAT_EP_HANDLE c,
-				  DAT_EVD_HANDLE d,
-				  DAT_RSP_HANDLE *e);
-DAT_RETURN shim_unimpl_rsp_query(DAT_RSP_HANDLE a,
-				 DAT_RSP_PARAM_MASK b,
-				 DAT_RSP_PARAM *c);
-DAT_RETURN shim_unimpl_rsp_free(DAT_RSP_HANDLE a);
 DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
 				      DAT_CONN_QUAL *b,
 				      DAT_EVD_HANDLE c,
@@ -135,11 +111,6 @@ DAT_RETURN shim_unimpl_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE a,
 						DAT_DTO_COOKIE c,
 						const DAT_RMR_TRIPLET *d,
 						DAT_COMPLETION_FLAGS e);
-DAT_RETURN shim_unimpl_cno_fd_create(DAT_IA_HANDLE a,
-				     DAT_FD *b,
-				     DAT_CNO_HANDLE *c);
-DAT_RETURN shim_unimpl_cno_trigger(DAT_CNO_HANDLE a,
-				   DAT_EVD_HANDLE *b);
 DAT_RETURN shim_unimpl_ia_ha_related(DAT_IA_HANDLE a,
 				     const DAT_NAME_PTR b,
 				     DAT_BOOLEAN *c);
