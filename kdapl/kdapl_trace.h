@@ -117,6 +117,42 @@ TRACE_EVENT(kdapl_dto_complete,
 		      __entry->length)
 );
 
+/* /dev/kdapl: each ioctl command, and what each post ring drain took. */
+TRACE_EVENT(kdapl_uioctl,
+	    TP_PROTO(unsigned int nr, u32 size, int ret, u32 status),
+	    TP_ARGS(nr, size, ret, status),
+	    TP_STRUCT__entry(__field(unsigned int, nr)
+			     __field(u32, size)
+			     __field(int, ret)
+			     __field(u32, status)),
+	    TP_fast_assign(__entry->nr = nr;
+			   __entry->size = size;
+			   __entry->ret = ret;
+			   __entry->status = status;),
+	    TP_printk("nr=0x%x size=%u ret=%d status=0x%x", __entry->nr,
+		      __entry->size, __entry->ret, __entry->status)
+);
+
+TRACE_EVENT(kdapl_upost_drain,
+	    TP_PROTO(u64 ep_handle, bool doorbell, u32 taken, u32 inflight,
+		     int ret),
+	    TP_ARGS(ep_handle, doorbell, taken, inflight, ret),
+	    TP_STRUCT__entry(__field(u64, ep_handle)
+			     __field(bool, doorbell)
+			     __field(u32, taken)
+			     __field(u32, inflight)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->ep_handle = ep_handle;
+			   __entry->doorbell = doorbell;
+			   __entry->taken = taken;
+			   __entry->inflight = inflight;
+			   __entry->ret = ret;),
+	    TP_printk("ep=0x%llx by=%s taken=%u inflight=%u ret=0x%x",
+		      __entry->ep_handle,
+		      __entry->doorbell ? "doorbell" : "completion",
+		      __entry->taken, __entry->inflight, __entry->ret)
+);
+
 #endif /* _KDAPL_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

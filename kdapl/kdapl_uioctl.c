@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "kdapl_trace.h"
 #include "kdapl_user.h"
 
 /* The handler may run before the ABI handshake. */
@@ -590,6 +591,7 @@ long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		ret = def->handler(ufile, &arg, &status);
 		mutex_unlock(&ufile->lock);
 	}
+	trace_kdapl_uioctl(_IOC_NR(cmd), usize, ret, status);
 	if (ret)
 		return ret;
 	arg.head.size = usize;

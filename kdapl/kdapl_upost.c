@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "kdapl_trace.h"
 #include "kdapl_user.h"
 
 /* Does a completed post of these flags report an event? */
@@ -285,10 +286,14 @@ DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
 {
 	unsigned long flags;
 	DAT_RETURN ret;
+	u32 before;
 
 	spin_lock_irqsave(&post->lock, flags);
+	before = post->tail;
 	ret = kdapl_upost_drain(post, sync);
 	*tail = post->tail;
+	trace_kdapl_upost_drain((u64)(uintptr_t)post->ep, true,
+				post->tail - before, post->inflight, ret);
 	spin_unlock_irqrestore(&post->lock, flags);
 	return ret;
 }
@@ -305,11 +310,18 @@ DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
 void kdapl_upost_completed(struct kdapl_upost *post)
 {
 	unsigned long flags;
+	DAT_RETURN ret;
+	u32 before;
 
 	spin_lock_irqsave(&post->lock, flags);
 	if (post->inflight)
 		post->inflight--;
-	kdapl_upost_drain(post, false);
+	before = post->tail;
+	ret = kdapl_upost_drain(post, false);
+	if (post->tail != before)
+		trace_kdapl_upost_drain((u64)(uintptr_t)post->ep, false,
+					post->tail - before, post->inflight,
+					ret);
 	spin_unlock_irqrestore(&post->lock, flags);
 }
 
