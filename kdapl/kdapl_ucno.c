@@ -62,7 +62,7 @@ void kdapl_ucno_trigger(struct kdapl_ucno *cno, u64 evd_cookie)
 	cno->fired = evd_cookie;
 	WRITE_ONCE(cno->triggered, true);
 	spin_unlock_irqrestore(&cno->lock, flags);
-	/* Pairs with the barrier of prepare_to_wait() and poll_wait(). */
+	/* Pairs with the barriers of prepare_to_wait() and kdapl_ucno_poll(). */
 	if (wq_has_sleeper(&cno->wait))
 		wake_up_interruptible(&cno->wait);
 }
@@ -94,6 +94,12 @@ static __poll_t kdapl_ucno_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &cno->wait, wait);
+	/*
+	 * poll_wait() queues without a full barrier: this one pairs with
+	 * wq_has_sleeper()'s in kdapl_ucno_trigger(), so that either the
+	 * trigger sees this poller queued or the poller sees the trigger.
+	 */
+	smp_mb();
 	if (READ_ONCE(cno->triggered))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(cno->dead))
@@ -279,12 +285,17 @@ struct kdapl_ucno *kdapl_ucno_find(struct kdapl_ufile *ufile, u32 id)
  * kdapl_ucno_unlink() - an EVD of a CNO goes
  * @cno: the CNO, from kdapl_ucno_find()
  *
+ * The last one triggers the CNO with no EVD (cookie 0), as DAT unblocks
+ * the waiters of a CNO whose EVDs are all freed.
+ *
  * Context: process context, ufile->lock held; the EVD's sink no longer
  * runs.
  */
 void kdapl_ucno_unlink(struct kdapl_ucno *cno)
 {
-	cno->evds--;
+	/* DAT: freeing the last EVD unblocks the waiters, with no EVD. */
+	if (!--cno->evds)
+		kdapl_ucno_trigger(cno, 0);
 	kdapl_ucno_put(cno);
 }
 
@@ -325,7 +336,7 @@ int kdapl_ucno_wait(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status)
 	if (READ_ONCE(cno->dead))
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	else if (ret == -ETIME)
-		*status = dat_error(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
+		*status = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	else if (ret)
 		*status = dat_error(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
 	else

@@ -313,7 +313,7 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 				   DAT_RETURN *status)
 {
 	struct kdapl_ioc_evd_create *a = arg;
-	struct kdapl_uobj *ia, *uobj;
+	struct kdapl_uobj *ia, *uobj, *cno;
 	DAT_EVD_HANDLE evd;
 	DAT_RETURN ret;
 
@@ -322,10 +322,14 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 		return 0;
 	}
-	if (a->cno_id && !kdapl_uobj_find(ufile, a->cno_id,
-					  DAT_HANDLE_TYPE_CNO)) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
-		return 0;
+	if (a->cno_id) {
+		cno = kdapl_uobj_find(ufile, a->cno_id, DAT_HANDLE_TYPE_CNO);
+		/* A CNO gathers EVDs of one IA (DAT). */
+		if (!cno || cno->ia_id != ia->id) {
+			*status = dat_error(DAT_INVALID_HANDLE,
+					    DAT_INVALID_HANDLE_CNO);
+			return 0;
+		}
 	}
 	/*
 	 * Connection requests become objects of the file in the sink,

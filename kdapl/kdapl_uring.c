@@ -618,6 +618,8 @@ static __poll_t kdapl_uring_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &ring->wait, wait);
+	/* As in kdapl_ucno_poll(): pairs with the sink's wq_has_sleeper(). */
+	smp_mb();
 	if (kdapl_uring_count(ring, READ_ONCE(ring->tail)))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(ring->dead))

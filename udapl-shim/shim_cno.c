@@ -138,6 +138,8 @@ static DAT_RETURN shim_cno_take(struct shim_cno *cno, DAT_TIMEOUT timeout,
 	w.cno_id = cno->obj.id;
 	w.timeout_us = timeout;
 	ret = SHIM_CALL(cno->obj.ia, CNO_WAIT, w);
+	/* No EVD on a timeout, nor when the CNO's last EVD was freed. */
+	*evd = DAT_HANDLE_NULL;
 	if (ret == DAT_SUCCESS)
 		*evd = (DAT_EVD_HANDLE)(uintptr_t)w.evd_cookie;
 	return ret;
@@ -158,15 +160,11 @@ DAT_RETURN shim_cno_wait(DAT_CNO_HANDLE handle, DAT_TIMEOUT timeout,
 DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE handle, DAT_EVD_HANDLE *evd)
 {
 	struct shim_cno *cno = shim_cno_get(handle);
-	DAT_RETURN ret;
 
 	if (!cno)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	if (!evd)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	/* The descriptor said it is triggered: take it without sleeping. */
-	ret = shim_cno_take(cno, 0, evd);
-	if (ret == SHIM_ERR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE))
-		return SHIM_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
-	return ret;
+	return shim_cno_take(cno, 0, evd);
 }

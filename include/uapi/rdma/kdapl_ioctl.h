@@ -260,9 +260,10 @@ struct kdapl_ioc_cno_create {
  * @timeout_us: DAT_TIMEOUT: microseconds, ~0 for no limit, 0 to poll
  * @evd_cookie: out: the cookie of the EVD that triggered it
  *
- * Returns DAT_SUCCESS and untriggers the CNO, DAT_TIMEOUT_EXPIRED,
- * DAT_INTERRUPTED_CALL on a signal, or DAT_INVALID_HANDLE if the CNO was
- * freed meanwhile.
+ * Returns DAT_SUCCESS and untriggers the CNO, DAT_QUEUE_EMPTY when the
+ * timeout expires (as DAT says), DAT_INTERRUPTED_CALL on a signal, or
+ * DAT_INVALID_HANDLE if the CNO was freed meanwhile.  When the last EVD
+ * of the CNO is freed, the CNO is triggered with @evd_cookie 0.
  */
 struct kdapl_ioc_cno_wait {
 	struct kdapl_ioc_head head;

@@ -527,8 +527,8 @@ static int test_cno(void)
 	struct kdapl_uevent ev;
 	__u32 id1, id2, n;
 	struct ring r1, r2;
+	struct ia ia, ia2;
 	pthread_t th;
-	struct ia ia;
 	__u64 cookie;
 	long ret;
 	int fd = dev_open();
@@ -547,6 +547,21 @@ static int test_cno(void)
 	if (CALL(fd, EVD_CREATE, e) !=
 	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
 		return FAIL("EVD of an IA as CNO");
+	/* A CNO gathers the EVDs of its own IA only. */
+	if (ia_open(fd, &ia2, 0) != 0)
+		return FAIL("second IA");
+	e.ia_id = ia2.ia_id;
+	e.cno_id = c.cno_id;
+	if (CALL(fd, EVD_CREATE, e) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("EVD of another IA's CNO");
+	munmap(ia2.async.hdr, ia2.async.size);
+	f.id = ia2.ia_id;
+	f.flags = DAT_CLOSE_ABRUPT_FLAG;
+	if (CALL(fd, IA_CLOSE, f) != DAT_SUCCESS)
+		return FAIL("close second IA");
+	f.flags = 0;
+	e.ia_id = ia.ia_id;
 	e.cno_id = c.cno_id;
 	if (CALL(fd, EVD_CREATE, e) != DAT_SUCCESS)
 		return FAIL("EVD of the CNO");
@@ -562,7 +577,7 @@ static int test_cno(void)
 
 	/* Not triggered: a wait times out, the descriptor is not readable. */
 	ret = cno_wait(fd, c.cno_id, 1000, &cookie);
-	if (ret != ERR(DAT_TIMEOUT_EXPIRED, 0))
+	if (ret != ERR(DAT_QUEUE_EMPTY, 0))
 		return FAIL("idle wait %#lx", ret);
 	if (poll_now(c.fd) != 0)
 		return FAIL("idle poll %#x", poll_now(c.fd));
@@ -574,7 +589,7 @@ static int test_cno(void)
 	if (!(ret == DAT_SUCCESS && cookie == 0xe2))
 		return FAIL("wait %#lx %#llx", ret, (unsigned long long)cookie);
 	/* Taken: untriggered, though the event is still in the ring. */
-	if (cno_wait(fd, c.cno_id, 0, &cookie) != ERR(DAT_TIMEOUT_EXPIRED, 0))
+	if (cno_wait(fd, c.cno_id, 0, &cookie) != ERR(DAT_QUEUE_EMPTY, 0))
 		return FAIL("taken twice");
 	if (!(ring_pop(&r2, &ev) == 1 && ev.data[0] == 5))
 		return FAIL("event");
@@ -601,7 +616,7 @@ static int test_cno(void)
 		if (ret != DAT_SUCCESS)
 			return FAIL("evd wait %#lx", ret);
 		if (cno_wait(fd, c.cno_id, 0, &cookie) !=
-		    ERR(DAT_TIMEOUT_EXPIRED, 0))
+		    ERR(DAT_QUEUE_EMPTY, 0))
 			return FAIL("triggered under an EVD waiter");
 	}
 
@@ -616,6 +631,11 @@ static int test_cno(void)
 	f.id = id2;
 	if (CALL(fd, EVD_FREE, f) != DAT_SUCCESS)
 		return FAIL("EVD free");
+	/* The last EVD gone, the CNO is triggered with no EVD (DAT). */
+	ret = cno_wait(fd, c.cno_id, 0, &cookie);
+	if (!(ret == DAT_SUCCESS && cookie == 0))
+		return FAIL("after the last EVD: %#lx %#llx", ret,
+			    (unsigned long long)cookie);
 
 	/* Freeing it wakes a waiter, and the descriptor hangs up. */
 	w.ret = 0;

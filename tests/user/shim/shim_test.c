@@ -205,8 +205,9 @@ static int test_cno(void)
 	ret = dat_evd_query(evd, DAT_EVD_FIELD_ALL, &eparam);
 	if (ret != DAT_SUCCESS || eparam.cno_handle != cno)
 		return FAIL("dat_evd_query: %#x", ret);
+	got = evd;
 	ret = dat_cno_wait(cno, 10000, &got);
-	if (ret != ERR(DAT_TIMEOUT_EXPIRED, 0))
+	if (ret != ERR(DAT_QUEUE_EMPTY, 0) || got != DAT_HANDLE_NULL)
 		return FAIL("idle dat_cno_wait: %#x", ret);
 	if (dat_evd_post_se(evd, &ev) != DAT_SUCCESS)
 		return FAIL("dat_evd_post_se");
@@ -224,6 +225,11 @@ static int test_cno(void)
 		return FAIL("graceful close with a CNO: %#x", ret);
 	if (dat_evd_free(evd) != DAT_SUCCESS)
 		return FAIL("dat_evd_free");
+	/* DAT: its last EVD freed, the CNO's waiters return with none. */
+	got = evd;
+	ret = dat_cno_wait(cno, DAT_TIMEOUT_INFINITE, &got);
+	if (ret != DAT_SUCCESS || got != DAT_HANDLE_NULL)
+		return FAIL("dat_cno_wait without EVDs: %#x %p", ret, got);
 	if (dat_cno_free(cno) != DAT_SUCCESS)
 		return FAIL("dat_cno_free");
 
