@@ -86,6 +86,8 @@ struct shim_cno {
  * @max_message_size: the IA's largest message, which every EP gets
  * @max_rdma_size: the IA's largest RDMA operation, likewise
  * @max_private_data: the largest private data of its transport
+ * @max_rdma_read_iov: the device's segments per RDMA Read (1 on siw)
+ * @max_rdma_write_iov: the device's segments per RDMA Write
  */
 struct shim_ia {
 	struct shim_obj obj;
@@ -96,6 +98,8 @@ struct shim_ia {
 	__u64 max_message_size;
 	__u64 max_rdma_size;
 	DAT_COUNT max_private_data;
+	DAT_COUNT max_rdma_read_iov;
+	DAT_COUNT max_rdma_write_iov;
 };
 
 /**
@@ -252,6 +256,7 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
 			   DAT_CONNECT_FLAGS flags);
 DAT_RETURN shim_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 			 DAT_EP_PARAM *param);
+void shim_ep_rdma_iov(const struct shim_ia *ia, struct kdapl_ioc_ep_attr *k);
 DAT_RETURN shim_ep_modify(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 			  const DAT_EP_PARAM *param);
 DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags);

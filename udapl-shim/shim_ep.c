@@ -49,6 +49,23 @@ static void shim_ep_attr(const DAT_EP_ATTR *a, struct kdapl_ioc_ep_attr *k)
 	k->max_rdma_write_iov = a->max_rdma_write_iov;
 }
 
+/**
+ * shim_ep_rdma_iov() - the RDMA I/O vectors an EP gets
+ * @ia: its IA
+ * @k: its attributes, with max_request_iov set
+ *
+ * RDMA requests use the send queue's segments, as OFA's provider has it
+ * (which ignores the two attributes: dapltest sends whatever it last
+ * queried), as far as the device takes them: siw reads into one segment.
+ */
+void shim_ep_rdma_iov(const struct shim_ia *ia, struct kdapl_ioc_ep_attr *k)
+{
+	k->max_rdma_read_iov = k->max_request_iov < ia->max_rdma_read_iov ?
+			       k->max_request_iov : ia->max_rdma_read_iov;
+	k->max_rdma_write_iov = k->max_request_iov < ia->max_rdma_write_iov ?
+				k->max_request_iov : ia->max_rdma_write_iov;
+}
+
 DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
 			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
@@ -98,13 +115,7 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		 */
 		c.attr.max_message_size = ia->max_message_size;
 		c.attr.max_rdma_size = ia->max_rdma_size;
-		/*
-		 * RDMA requests use the send queue's segments, as OFA's
-		 * (which ignores these two: dapltest leaves them
-		 * uninitialised).
-		 */
-		c.attr.max_rdma_read_iov = c.attr.max_request_iov;
-		c.attr.max_rdma_write_iov = c.attr.max_request_iov;
+		shim_ep_rdma_iov(ia, &c.attr);
 	}
 	ret = SHIM_CALL(ia, EP_CREATE, c);
 	if (ret != DAT_SUCCESS) {
@@ -159,16 +170,18 @@ static DAT_RETURN shim_ep_modify_links(struct shim_ep *ep,
 			return bad;
 		m->pz_id = pz->id;
 	}
-	recv = shim_ep_evd_id(param->recv_evd_handle, ia);
-	req = shim_ep_evd_id(param->request_evd_handle, ia);
-	conn = shim_ep_evd_id(param->connect_evd_handle, ia);
-	if (((mask & DAT_EP_FIELD_RECV_EVD_HANDLE) && recv < 0) ||
-	    ((mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE) && req < 0) ||
-	    ((mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE) && conn < 0))
+	/* Fields the mask does not name may hold anything: left alone. */
+	recv = mask & DAT_EP_FIELD_RECV_EVD_HANDLE ?
+	       shim_ep_evd_id(param->recv_evd_handle, ia) : 0;
+	req = mask & DAT_EP_FIELD_REQUEST_EVD_HANDLE ?
+	      shim_ep_evd_id(param->request_evd_handle, ia) : 0;
+	conn = mask & DAT_EP_FIELD_CONNECT_EVD_HANDLE ?
+	       shim_ep_evd_id(param->connect_evd_handle, ia) : 0;
+	if (recv < 0 || req < 0 || conn < 0)
 		return bad;
-	m->recv_evd_id = recv > 0 ? recv : 0;
-	m->request_evd_id = req > 0 ? req : 0;
-	m->connect_evd_id = conn > 0 ? conn : 0;
+	m->recv_evd_id = recv;
+	m->request_evd_id = req;
+	m->connect_evd_id = conn;
 	return DAT_SUCCESS;
 }
 
@@ -209,8 +222,7 @@ DAT_RETURN shim_ep_modify(DAT_EP_HANDLE handle, DAT_EP_PARAM_MASK mask,
 	if (mask & DAT_EP_FIELD_EP_ATTR_MAX_REQUEST_IOV) {
 		m.mask |= DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV |
 			  DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV;
-		m.attr.max_rdma_read_iov = m.attr.max_request_iov;
-		m.attr.max_rdma_write_iov = m.attr.max_request_iov;
+		shim_ep_rdma_iov(ep->obj.ia, &m.attr);
 	} else {
 		m.mask &= ~(DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IOV |
 			    DAT_EP_FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV);

@@ -62,6 +62,8 @@ static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 		ia->max_message_size = q.max_message_size;
 		ia->max_rdma_size = q.max_rdma_size;
 		ia->max_private_data = q.max_private_data_size;
+		ia->max_rdma_read_iov = q.max_iov_segments_per_rdma_read;
+		ia->max_rdma_write_iov = q.max_iov_segments_per_rdma_write;
 	}
 	return ret;
 }
