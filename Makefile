@@ -39,6 +39,7 @@ user:
 	$(MAKE) -C tests/user/dat-constants
 	$(MAKE) -C tests/user/kdapl-dev
 	$(MAKE) -C tests/user/shim
+	$(MAKE) -C tests/user/udat-bench
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.

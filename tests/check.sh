@@ -162,10 +162,18 @@ fi
 # --- OFA's tools over kdapl and over OFA's provider ----------------------
 # dtest and dapltest need a bigger guest (OFA's dtest server alone takes
 # some 800 MB); the table compares kdapl on rxe and siw with OFA.
-rm -f build/vm/blocks/tools-*.txt
+# The distro boot also runs a short udat_bench (make bench runs it in
+# full): it shows the user benchmark runs on both providers and that an
+# RDMA Write ping-pong polling only memory progresses.
+mkdir -p build/vm
+rm -f build/vm/blocks/tools-*.txt build/vm/blocks/ubench.txt
+printf 'REPS=1\nSECONDS_EACH=0.05\nSIZES=8,4096,65536\n' \
+	>build/vm/ubench-short.conf
 echo "== OFA's tools, distro VM"
 tests/run-vm.sh --results "$results" --mem 4096 --test-timeout 1500 \
-	--timeout 1800 distro tools || echo "tools in the distro VM failed"
+	--file build/vm/ubench-short.conf:/etc/kdapl-ubench.conf \
+	--timeout 1800 distro tools ubench ||
+	echo "tools in the distro VM failed"
 if [ -n "$debug_dir" ]; then
 	echo "== OFA's tools, debug VM"
 	tests/run-vm.sh --results "$results" --mem 4096 \
@@ -173,5 +181,9 @@ if [ -n "$debug_dir" ]; then
 		echo "tools in the debug VM failed"
 fi
 tests/vm/tools-table.sh || fail "tools table"
+if [ -s build/vm/blocks/ubench.txt ]; then
+	echo "== user path against OFA (short run; make bench for figures)"
+	cat build/vm/blocks/ubench.txt
+fi
 
 summary

@@ -5,7 +5,8 @@
 # in the VM with soft RoCE, run kdapl_bench_raw.ko and kdapl_bench_dat.ko
 # alternately (tests/vm/cases/bench.sh) and print the table.
 #
-#   tests/bench/run.sh [--reps N] [--scale PERCENT] [--sizes 8,4096,...]
+#   tests/bench/run.sh [--reps N] [--user-reps N] [--scale PERCENT]
+#                      [--sizes 8,4096,...]
 #                      [--kernel distro|debug] [--dev rxe|siw] [--raw-mr]
 #                      [--raw-no-inline] [--aa] [--icount]
 #
@@ -25,8 +26,12 @@
 # whose sanitizers (KASAN, lockdep, ...) make its figures meaningless for
 # anything but a smoke run.
 #
-# The table is also kept in build/bench/bench.txt, the figures of every
-# round in build/bench/bench-runs.txt.  The exit status says whether the
+# In the same boot, tests/vm/cases/ubench.sh measures the user path:
+# udat_bench over udapl-shim against OFA's provider (--user-reps rounds).
+#
+# The tables are also kept in build/bench/bench.txt and ubench.txt, the
+# figures of every round in build/bench/bench-runs.txt and
+# ubench-runs.txt.  The exit status says whether the
 # benchmark ran, not whether kdapl met the performance targets.
 
 set -euo pipefail
@@ -34,6 +39,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 
 reps=15
+ureps=3
 scale=50
 sizes=
 kernel=distro
@@ -45,6 +51,7 @@ icount=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) reps=${2:?}; shift ;;
+	--user-reps) ureps=${2:?}; shift ;;
 	--scale) scale=${2:?}; shift ;;
 	--sizes) sizes=${2:?}; shift ;;
 	--kernel) kernel=${2:?}; shift ;;
@@ -53,7 +60,8 @@ while [ $# -gt 0 ]; do
 	--raw-no-inline) raw_inline=0 ;;
 	--aa) aa=1 ;;
 	--icount) icount=--icount ;;
-	*) echo "usage: $0 [--reps N] [--scale PERCENT] [--sizes LIST]" \
+	*) echo "usage: $0 [--reps N] [--user-reps N] [--scale PERCENT]" \
+		"[--sizes LIST]" \
 		"[--kernel distro|debug] [--dev rxe|siw] [--raw-mr]" \
 		"[--raw-no-inline] [--aa]" \
 		"[--icount]" >&2
@@ -80,15 +88,22 @@ status=0
 echo "bench: $reps rounds of both halves in the $kernel VM on ${dev}0" \
 	"(about $(((reps * 40 * scale / 100 + 90) / 60)) min in TCG)..."
 # run-vm.sh builds kdapl and the test modules (tests/bench included).
+# The user path (ubench) runs in the same boot, after the kernel halves.
+printf 'REPS=%s\nICOUNT=%s\n' "$ureps" "${icount:+1}" >"$out/ubench.conf"
+rm -f "$out/ubench.txt" "$out/ubench-runs.txt"
 # shellcheck disable=SC2086
 tests/run-vm.sh --quiet $icount --mods "$mods" --blocks "$out" \
 	--file "$top/$out/bench.conf:/etc/kdapl-bench.conf" \
-	--timeout 900 --test-timeout 840 "$kernel" bench || status=$?
-echo
-if [ -s "$out/bench.txt" ]; then
-	cat "$out/bench.txt"
-else
-	echo "bench: the VM printed no table" >&2
-	status=1
-fi
+	--file "$top/$out/ubench.conf:/etc/kdapl-ubench.conf" \
+	--mem 4096 --timeout 1800 --test-timeout 840 "$kernel" bench ubench ||
+	status=$?
+for t in bench ubench; do
+	echo
+	if [ -s "$out/$t.txt" ]; then
+		cat "$out/$t.txt"
+	else
+		echo "bench: the VM printed no $t table" >&2
+		status=1
+	fi
+done
 exit $status

@@ -46,13 +46,7 @@ if kernel_is_debug; then kind=debug; else kind=distro; fi
 out=/tmp/tools-results.txt
 : >"$out"
 
-conf=/tmp/tools-dat.conf
-cat >"$conf" <<CONF
-rxe0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "rxe0-1" ""
-siw0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "siw0-1" ""
-ofa-v2-cma-roe-eth0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "eth0 0" ""
-CONF
-export DAT_OVERRIDE=$conf
+dat_conf /tmp/tools-dat.conf
 ulimit -l unlimited
 
 # result COMMAND COLUMN RC: record one run.

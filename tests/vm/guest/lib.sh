@@ -159,3 +159,14 @@ emit_block() {
 		echo "KDAPL-BLOCK-END $1"
 	fi
 }
+
+# dat_conf FILE: a dat.conf naming udapl-shim for rxe0-1 and siw0-1 and
+# OFA's provider for eth0, and DAT_OVERRIDE pointing libdat2 at it.
+dat_conf() {
+	cat >"$1" <<CONF
+rxe0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "rxe0-1" ""
+siw0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "siw0-1" ""
+ofa-v2-cma-roe-eth0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "eth0 0" ""
+CONF
+	export DAT_OVERRIDE=$1
+}
