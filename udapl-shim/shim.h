@@ -211,6 +211,8 @@ struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type);
 void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia);
 void shim_obj_free(struct shim_obj *obj);
 DAT_RETURN shim_obj_kfree(struct shim_obj *obj, unsigned long cmd);
+DAT_RETURN shim_obj_destroy(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			    DAT_RETURN_SUBTYPE bad, unsigned long cmd);
 DAT_IA_HANDLE shim_consumer_ia_handle(struct shim_ia *ia);
 
 /* shim_dev.c */

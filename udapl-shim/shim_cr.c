@@ -72,15 +72,8 @@ DAT_RETURN shim_psp_query(DAT_PSP_HANDLE handle, DAT_PSP_PARAM_MASK mask,
 
 DAT_RETURN shim_psp_free(DAT_PSP_HANDLE handle)
 {
-	struct shim_obj *sp = shim_obj_get(handle, DAT_HANDLE_TYPE_PSP);
-	DAT_RETURN ret;
-
-	if (!sp)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
-	ret = shim_obj_kfree(sp, KDAPL_IOC_PSP_FREE);
-	if (ret == DAT_SUCCESS)
-		shim_obj_free(sp);
-	return ret;
+	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_PSP,
+				DAT_INVALID_HANDLE_PSP, KDAPL_IOC_PSP_FREE);
 }
 
 DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
@@ -146,15 +139,8 @@ DAT_RETURN shim_rsp_query(DAT_RSP_HANDLE handle, DAT_RSP_PARAM_MASK mask,
 
 DAT_RETURN shim_rsp_free(DAT_RSP_HANDLE handle)
 {
-	struct shim_obj *sp = shim_obj_get(handle, DAT_HANDLE_TYPE_RSP);
-	DAT_RETURN ret;
-
-	if (!sp)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
-	ret = shim_obj_kfree(sp, KDAPL_IOC_RSP_FREE);
-	if (ret == DAT_SUCCESS)
-		shim_obj_free(sp);
-	return ret;
+	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_RSP,
+				DAT_INVALID_HANDLE_RSP, KDAPL_IOC_RSP_FREE);
 }
 
 /**

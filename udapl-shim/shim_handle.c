@@ -84,6 +84,30 @@ DAT_RETURN shim_obj_kfree(struct shim_obj *obj, unsigned long cmd)
 }
 
 /**
+ * shim_obj_destroy() - dat_*_free() of an object with nothing but a handle
+ * @handle: the consumer's handle
+ * @type: the DAT_HANDLE_TYPE_* it must have
+ * @bad: the DAT_INVALID_HANDLE subtype for a wrong handle
+ * @cmd: KDAPL_IOC_<TYPE>_FREE
+ *
+ * Return: DAT_INVALID_HANDLE (@bad), or the kernel's DAT_RETURN; the
+ * handle is freed on success.
+ */
+DAT_RETURN shim_obj_destroy(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+			    DAT_RETURN_SUBTYPE bad, unsigned long cmd)
+{
+	struct shim_obj *obj = shim_obj_get(handle, type);
+	DAT_RETURN ret;
+
+	if (!obj)
+		return SHIM_ERR(DAT_INVALID_HANDLE, bad);
+	ret = shim_obj_kfree(obj, cmd);
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(obj);
+	return ret;
+}
+
+/**
  * shim_consumer_ia_handle() - the IA handle the consumer holds
  * @ia: the IA
  *

@@ -130,13 +130,6 @@ DAT_RETURN shim_lmr_query(DAT_LMR_HANDLE handle, DAT_LMR_PARAM_MASK mask,
 
 DAT_RETURN shim_lmr_free(DAT_LMR_HANDLE handle)
 {
-	struct shim_lmr *lmr = shim_lmr_get(handle);
-	DAT_RETURN ret;
-
-	if (!lmr)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-	ret = shim_obj_kfree(&lmr->obj, KDAPL_IOC_LMR_FREE);
-	if (ret == DAT_SUCCESS)
-		shim_obj_free(&lmr->obj);
-	return ret;
+	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_LMR,
+				DAT_INVALID_HANDLE_LMR, KDAPL_IOC_LMR_FREE);
 }

@@ -52,13 +52,6 @@ DAT_RETURN shim_pz_query(DAT_PZ_HANDLE handle, DAT_PZ_PARAM_MASK mask,
 
 DAT_RETURN shim_pz_free(DAT_PZ_HANDLE handle)
 {
-	struct shim_obj *pz = shim_obj_get(handle, DAT_HANDLE_TYPE_PZ);
-	DAT_RETURN ret;
-
-	if (!pz)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	ret = shim_obj_kfree(pz, KDAPL_IOC_PZ_FREE);
-	if (ret == DAT_SUCCESS)
-		shim_obj_free(pz);
-	return ret;
+	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_PZ,
+				DAT_INVALID_HANDLE_PZ, KDAPL_IOC_PZ_FREE);
 }
