@@ -193,9 +193,9 @@ int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
 	}
 	if (kdapl_uobj_insert(ufile, uobj, ia->id))
 		goto err_file;
-	/* The last step: once installed, the process may close it. */
+	/* Installed once the reply is written: the process may close it. */
 	if (file)
-		fd_install(fd, file);
+		kdapl_uioctl_defer_fd(status, fd, file);
 	a->cno_id = uobj->id;
 	a->fd = fd;
 	*status = DAT_SUCCESS;

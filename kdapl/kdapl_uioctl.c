@@ -9,6 +9,11 @@
  * handlers see only kernel memory and check every id through the file's
  * table, every length and count against its limit.
  *
+ * A command that makes a descriptor reserves its number and hands the file
+ * to kdapl_uioctl_defer_fd(): the descriptor is installed only once the
+ * reply that carries its number has been written, so that a failed
+ * copy-out leaves no descriptor the process cannot know of.
+ *
  * Locking: handlers run with ufile->lock held, except those marked
  * KDAPL_UIOCTL_UNLOCKED (the ones that sleep waiting for events), which
  * take it themselves for their lookups.
@@ -16,6 +21,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/file.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -69,6 +75,18 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_ep_ring ep_ring;
 	struct kdapl_ioc_ep_post ep_post;
 	struct kdapl_ioc_ep_query ep_query;
+};
+
+/**
+ * struct kdapl_ucall - the outcome of one command
+ * @status: the DAT_RETURN for the reply's head; handlers get its address
+ * @file: a file to install as @fd once the reply is written, or NULL
+ * @fd: the descriptor number reserved for @file
+ */
+struct kdapl_ucall {
+	DAT_RETURN status;
+	struct file *file;
+	int fd;
 };
 
 static_assert(KDAPL_ABI_NAME_MAX == KDAPL_IA_NAME_MAX);
@@ -554,6 +572,40 @@ static const struct kdapl_uioctl_def *kdapl_uioctl_find(unsigned int cmd)
 }
 
 /**
+ * kdapl_uioctl_defer_fd() - install a descriptor after the reply
+ * @status: the status pointer the handler was given
+ * @fd: a number from get_unused_fd_flags()
+ * @file: the file for @fd; the call owns its reference from now on
+ *
+ * The dispatcher installs @file as @fd once the reply is in user memory,
+ * or releases both if the command fails.  At most one per command.
+ *
+ * Context: an ioctl handler.
+ */
+void kdapl_uioctl_defer_fd(DAT_RETURN *status, int fd, struct file *file)
+{
+	struct kdapl_ucall *call = container_of(status, struct kdapl_ucall,
+						status);
+
+	WARN_ON_ONCE(call->file);
+	call->fd = fd;
+	call->file = file;
+}
+
+/* Install the deferred descriptor, or drop it when the call failed. */
+static void kdapl_uioctl_finish_fd(struct kdapl_ucall *call, long ret)
+{
+	if (!call->file)
+		return;
+	if (ret) {
+		put_unused_fd(call->fd);
+		fput(call->file);
+	} else {
+		fd_install(call->fd, call->file);
+	}
+}
+
+/**
  * kdapl_uioctl() - run an ioctl command of /dev/kdapl
  * @ufile: the file, used by the process that opened it
  * @cmd: the command
@@ -570,9 +622,9 @@ long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 {
 	const struct kdapl_uioctl_def *def;
 	union kdapl_uioctl_arg arg;
-	DAT_RETURN status = DAT_SUCCESS;
+	struct kdapl_ucall call = { .status = DAT_SUCCESS };
 	u32 usize;
-	int ret;
+	long ret;
 
 	def = kdapl_uioctl_find(cmd);
 	if (!def)
@@ -589,18 +641,19 @@ long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		return ret;
 
 	if (def->flags & KDAPL_UIOCTL_UNLOCKED) {
-		ret = def->handler(ufile, &arg, &status);
+		ret = def->handler(ufile, &arg, &call.status);
 	} else {
 		mutex_lock(&ufile->lock);
-		ret = def->handler(ufile, &arg, &status);
+		ret = def->handler(ufile, &arg, &call.status);
 		mutex_unlock(&ufile->lock);
 	}
-	trace_kdapl_uioctl(_IOC_NR(cmd), usize, ret, status);
-	if (ret)
-		return ret;
-	arg.head.size = usize;
-	arg.head.status = status;
-	if (copy_to_user(uarg, &arg, min_t(u32, usize, def->size)))
-		return -EFAULT;
-	return 0;
+	trace_kdapl_uioctl(_IOC_NR(cmd), usize, ret, call.status);
+	if (!ret) {
+		arg.head.size = usize;
+		arg.head.status = call.status;
+		if (copy_to_user(uarg, &arg, min_t(u32, usize, def->size)))
+			ret = -EFAULT;
+	}
+	kdapl_uioctl_finish_fd(&call, ret);
+	return ret;
 }

@@ -679,7 +679,7 @@ int kdapl_uring_evd_fd(struct kdapl_ufile *ufile, void *arg,
 		put_unused_fd(fd);
 		return 0;
 	}
-	fd_install(fd, file);
+	kdapl_uioctl_defer_fd(status, fd, file);
 	a->fd = fd;
 	*status = DAT_SUCCESS;
 	return 0;

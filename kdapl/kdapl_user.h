@@ -184,6 +184,7 @@ void kdapl_chardev_exit(void);
 
 long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		  void __user *arg);
+void kdapl_uioctl_defer_fd(DAT_RETURN *status, int fd, struct file *file);
 
 /* The commands of kdapl_uconn.c, for the table of kdapl_uioctl.c. */
 int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,

@@ -724,6 +724,64 @@ static int test_evd_poll(void)
 	return 0;
 }
 
+/* The lowest free descriptor number: where a new fd would land. */
+static int next_fd(void)
+{
+	int fd = dup(0);
+
+	close(fd);
+	return fd;
+}
+
+/*
+ * A command that makes a descriptor installs it only once its reply is
+ * written: with the argument in a read-only page the ioctl fails with
+ * EFAULT and no descriptor appears in the process.
+ */
+static int test_fd_copyout(void)
+{
+	struct kdapl_ioc_evd_fd *p;
+	struct kdapl_ioc_cno_create *c;
+	struct ring r;
+	struct ia ia;
+	__u32 id;
+	int fd = dev_open(), before;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *page;
+
+	if (!(fd >= 0 && ia_open(fd, &ia, 0) == 0))
+		return FAIL("set-up");
+	if (evd_create(fd, &ia, 4, 3, &id, &r) != 0)
+		return FAIL("evd");
+	page = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return FAIL("mmap: %m");
+	p = (void *)page;
+	c = (void *)(page + 256);
+	*p = (struct kdapl_ioc_evd_fd){ .head.size = sizeof(*p),
+					.evd_id = id };
+	*c = (struct kdapl_ioc_cno_create){ .head.size = sizeof(*c),
+					    .ia_id = ia.ia_id,
+					    .flags = KDAPL_CNO_FD };
+	if (mprotect(page, pg, PROT_READ))
+		return FAIL("mprotect: %m");
+	before = next_fd();
+	if (!(ioctl(fd, KDAPL_IOC_EVD_FD, p) == -1 && errno == EFAULT))
+		return FAIL("EVD_FD on a read-only reply: %m");
+	if (next_fd() != before)
+		return FAIL("EVD_FD left descriptor %d", before);
+	if (!(ioctl(fd, KDAPL_IOC_CNO_CREATE, c) == -1 && errno == EFAULT))
+		return FAIL("CNO_CREATE on a read-only reply: %m");
+	if (next_fd() != before)
+		return FAIL("CNO_CREATE left descriptor %d", before);
+	munmap(page, pg);
+	munmap(r.hdr, r.size);
+	munmap(ia.async.hdr, ia.async.size);
+	close(fd);
+	return 0;
+}
+
 static int test_mmap_rules(void)
 {
 	struct kdapl_ioc_evd_create c = { .qlen = 4,
@@ -1589,7 +1647,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..17\n");
+	printf("TAP version 13\n1..18\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -1598,6 +1656,7 @@ int main(int argc, char **argv)
 	tap_run("wait_wakeup", test_wait_wakeup);
 	tap_run("cno", test_cno);
 	tap_run("evd_poll", test_evd_poll);
+	tap_run("fd_copyout", test_fd_copyout);
 	tap_run("mmap_rules", test_mmap_rules);
 	tap_run("isolation", test_isolation);
 	tap_run("lmr", test_lmr);
