@@ -1204,6 +1204,13 @@ DAT_RETURN kdapl_srq_free(struct kdapl_owner *owner, DAT_SRQ_HANDLE srq_handle);
 #define KDAPL_EP_SEND_WR_EXTRA	32
 
 /*
+ * Slots each queue of a QP has beyond the consumer's and the above: the
+ * drain work request of ib_drain_qp(), and the message of the iWARP
+ * initiator-first exchange (kdapl_cm.c).
+ */
+#define KDAPL_EP_WR_RESERVED	2
+
+/*
  * Every rdma_cm identifier of kdapl is created with kdapl_cm_handler()
  * and its context points to one of these, embedded in the object that
  * owns the identifier at the time; ownership moves by changing the
@@ -1354,6 +1361,7 @@ void kdapl_cm_ep_destroy(struct kdapl_ep *ep);
 void kdapl_cm_ep_reset(struct kdapl_ep *ep);
 void kdapl_cm_ep_break(struct kdapl_ep *ep);
 void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp);
+bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc);
 void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
 			struct ib_qp_init_attr *init, u32 *send_cqes,
 			u32 *recv_cqes);

@@ -80,6 +80,10 @@
  * @ended: the last connection event is queued, the EP is DISCONNECTED
  *	(ep->lock)
  * @dying: teardown began; rdma_cm events are ignored (ep->lock)
+ * @rtr: iWARP: the initiator-first exchange runs (see kdapl_conn_rtr_done())
+ * @rtr_seen: passive side: the initiator's first message arrived (ep->lock)
+ * @rts_done: kdapl_conn_rts_work() finished its part (ep->lock)
+ * @rtr_cqe: completion handle of the exchange's work request
  * @pd_size: bytes of @pd
  * @pd: private data of the event that carries some (ESTABLISHED or
  *	PEER_REJECTED); written once, before that event is queued
@@ -111,6 +115,10 @@ struct kdapl_conn {
 	bool connected;
 	bool ended;
 	bool dying;
+	bool rtr;
+	bool rtr_seen;
+	bool rts_done;
+	struct ib_cqe rtr_cqe;
 	DAT_COUNT pd_size;
 	u8 pd[U8_MAX];
 	u32 max_inline;
@@ -176,6 +184,7 @@ static void kdapl_conn_queue(struct kdapl_conn *conn, struct work_struct *w)
 static void kdapl_conn_timeout_work(struct work_struct *work);
 static void kdapl_conn_teardown_work(struct work_struct *work);
 static void kdapl_conn_rts_work(struct work_struct *work);
+static void kdapl_conn_rtr_done(struct ib_cq *cq, struct ib_wc *wc);
 
 static void kdapl_conn_timer(struct timer_list *t)
 {
@@ -197,6 +206,8 @@ static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
 	kref_get(&ep->obj.ref);
 	conn->ep = ep;
 	conn->passive = passive;
+	conn->rtr = ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP;
+	conn->rtr_cqe.done = kdapl_conn_rtr_done;
 	mutex_init(&conn->lock);
 	timer_setup(&conn->timer, kdapl_conn_timer, 0);
 	INIT_WORK(&conn->timeout_work, kdapl_conn_timeout_work);
@@ -220,10 +231,10 @@ static void kdapl_conn_qp_event(struct ib_event *event, void *context);
  * @recv_cqes: completions the receive queue (or the SRQ) may have
  *	outstanding on this QP
  *
- * One drain work request more per queue than the consumer may post, and
- * on the send queue the registrations and binds kdapl posts itself: the
- * EP limits of the IA (kdapl_ep_max_attr()) leave room for them within the
- * device's max_qp_wr.
+ * KDAPL_EP_WR_RESERVED work requests more per queue than the consumer may
+ * post, and on the send queue the registrations and binds kdapl posts
+ * itself: the EP limits of the IA (kdapl_ep_max_attr()) leave room for
+ * them within the device's max_qp_wr.
  *
  * Context: any context.
  */
@@ -234,7 +245,7 @@ void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
 	const struct ib_device_attr *dev = &ep->obj.ia->ibdev->attrs;
 
 	init->cap.max_send_wr = attr->max_request_dtos +
-				KDAPL_EP_SEND_WR_EXTRA + 1;
+				KDAPL_EP_SEND_WR_EXTRA + KDAPL_EP_WR_RESERVED;
 	init->cap.max_send_sge = max3(attr->max_request_iov,
 				      attr->max_rdma_read_iov,
 				      attr->max_rdma_write_iov);
@@ -247,7 +258,8 @@ void kdapl_conn_qp_caps(const struct kdapl_ep *ep, const DAT_EP_ATTR *attr,
 		/* Every receive of the SRQ may complete on this QP. */
 		*recv_cqes = max_t(u32, ep->srq->dev_max_wr, 1) + 1;
 	} else {
-		init->cap.max_recv_wr = attr->max_recv_dtos + 1;
+		init->cap.max_recv_wr = attr->max_recv_dtos +
+					KDAPL_EP_WR_RESERVED;
 		init->cap.max_recv_sge = clamp_t(u32, attr->max_recv_iov, 1,
 						 dev->max_recv_sge);
 		*recv_cqes = init->cap.max_recv_wr;
@@ -708,9 +720,124 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
 }
 
 /*
+ * The iWARP initiator-first rule.  MPA (RFC 5044) lets the responder send
+ * only once the initiator's first message has arrived, and siw breaks
+ * the connection ("peer sent extra data", -EPROTO) when a message of the
+ * responder comes in together with the MPA Reply.  DAT lets either side
+ * send as soon as it has ESTABLISHED, so on iWARP kdapl sends a first
+ * message of its own: the active side posts a zero-byte Send before it
+ * reports ESTABLISHED, ahead of anything its consumer may post, and the
+ * passive side reports ESTABLISHED (which lets its consumer post) only
+ * once that message arrived.  It lands in a zero-byte receive posted
+ * before the consumer's receives, or with an SRQ in the first receive
+ * the QP takes, which is posted again (kdapl_conn_srq_rtr()).  This is
+ * MPA v2's "ready to receive" exchange, which siw in 6.1 does not offer,
+ * done above the transport; both ends must be kdapl.
+ */
+
+/* The EP is CONNECTED: tell the consumer.  ep->lock held. */
+static void kdapl_conn_up(struct kdapl_conn *conn)
+{
+	lockdep_assert_held(&conn->ep->lock);
+	if (conn->ended || conn->dying)
+		return;
+	conn->ep->state = DAT_EP_STATE_CONNECTED;
+	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+}
+
+/* The initiator's first message arrived.  ep->lock held. */
+static void kdapl_conn_rtr_arrived(struct kdapl_conn *conn)
+{
+	lockdep_assert_held(&conn->ep->lock);
+	conn->rtr_seen = true;
+	if (conn->rts_done)
+		kdapl_conn_up(conn);
+}
+
+/*
+ * Completion of the exchange's Send (active side) or receive (passive
+ * side); CQ context.  The conn outlives it: its QP is drained first.
+ */
+static void kdapl_conn_rtr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kdapl_conn *conn = container_of(wc->wr_cqe, struct kdapl_conn,
+					       rtr_cqe);
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* A message that does not fit fails here: not a kdapl peer. */
+		kdapl_dto_check_qp(ep, wc);
+		return;
+	}
+	if (!conn->passive)
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	kdapl_conn_rtr_arrived(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/*
+ * Post the exchange's work request on the new QP of @conn: the passive
+ * side's receive (before any of the consumer's), or the active side's
+ * Send (before the consumer hears ESTABLISHED).  Returns 0 or a
+ * negative errno.
+ */
+static int kdapl_conn_rtr_post(struct kdapl_conn *conn)
+{
+	struct ib_recv_wr rwr = { .wr_cqe = &conn->rtr_cqe };
+	struct ib_send_wr swr = {
+		.wr_cqe = &conn->rtr_cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	if (!conn->rtr)
+		return 0;
+	if (!conn->passive)
+		return ib_post_send(conn->qp, &swr, NULL);
+	/* With an SRQ the first receive the QP takes serves. */
+	if (conn->ep->srq)
+		return 0;
+	return ib_post_recv(conn->qp, &rwr, NULL);
+}
+
+/**
+ * kdapl_conn_srq_rtr() - take an SRQ receive that carries the first message
+ * @ep: the EP whose QP completed the receive, found under RCU
+ * @wc: the completion, successful
+ *
+ * On the passive side of an iWARP connection with an SRQ, the initiator's
+ * zero-byte first message takes one of the consumer's receives: it is
+ * kdapl's, and the caller posts that receive again.
+ *
+ * Context: CQ context, RCU read lock held.
+ * Return: true if @wc was that message.
+ */
+bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
+{
+	struct kdapl_conn *conn;
+	unsigned long flags;
+	bool taken = false;
+
+	if (wc->byte_len)
+		return false;
+	spin_lock_irqsave(&ep->lock, flags);
+	conn = ep->conn;
+	if (conn && conn->rtr && conn->passive && !conn->rtr_seen &&
+	    conn->qp == wc->qp) {
+		kdapl_conn_rtr_arrived(conn);
+		taken = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return taken;
+}
+
+/*
  * Register the LMRs of the PZ and give the device the receives held
- * back for them (kdapl_dto_qp_rts()), then tell the consumer: the EP is
- * CONNECTED.  kdapl_wq.
+ * back for them (kdapl_dto_qp_rts()), start the initiator-first
+ * exchange, then tell the consumer: the EP is CONNECTED, on the passive
+ * side of that exchange once the initiator's message is in.  kdapl_wq.
  */
 static void kdapl_conn_rts_work(struct work_struct *work)
 {
@@ -719,14 +846,14 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 	struct kdapl_ep *ep = conn->ep;
 	unsigned long flags;
 
-	if (kdapl_dto_qp_rts(ep)) {
+	if (kdapl_dto_qp_rts(ep) ||
+	    (!conn->passive && kdapl_conn_rtr_post(conn))) {
 		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 	} else {
 		spin_lock_irqsave(&ep->lock, flags);
-		if (!conn->ended && !conn->dying) {
-			ep->state = DAT_EP_STATE_CONNECTED;
-			kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
-		}
+		conn->rts_done = true;
+		if (!conn->rtr || !conn->passive || conn->rtr_seen)
+			kdapl_conn_up(conn);
 		spin_unlock_irqrestore(&ep->lock, flags);
 	}
 	kdapl_conn_put(conn);
@@ -1416,6 +1543,9 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 				 DAT_RESOURCE_MEMORY);
 	kdapl_conn_set_param(conn, private_data, private_data_size);
 	ret = kdapl_conn_create_qp(conn, id);
+	/* Nothing posted is left when it fails: discarding is safe. */
+	if (!ret && kdapl_conn_rtr_post(conn))
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	if (ret) {
 		kdapl_conn_discard(conn);
 		return ret;

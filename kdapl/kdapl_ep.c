@@ -288,10 +288,10 @@ static void kdapl_ep_max_attr(struct kdapl_ia *ia, DAT_EP_ATTR *max)
 	max->service_type = DAT_SERVICE_TYPE_RC;
 	max->max_message_size = min_t(u64, msg, U32_MAX);
 	max->max_rdma_size = min3(msg, dev->max_mr_size, (u64)U32_MAX);
-	/* The QP has room for a drain, and for kdapl's own requests. */
-	max->max_recv_dtos = max(dev->max_qp_wr - 1, 0);
+	/* The QP has room for kdapl's own requests. */
+	max->max_recv_dtos = max(dev->max_qp_wr - KDAPL_EP_WR_RESERVED, 0);
 	max->max_request_dtos = max(dev->max_qp_wr - KDAPL_EP_SEND_WR_EXTRA -
-				    1, 0);
+				    KDAPL_EP_WR_RESERVED, 0);
 	max->max_recv_iov = dev->max_recv_sge;
 	max->max_request_iov = dev->max_send_sge;
 	max->max_rdma_read_in = dev->max_qp_rd_atom;

@@ -595,7 +595,8 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, struct ib_device *ibdev,
 	a->ia_address_ptr = (struct sockaddr *)&ia->addr;
 	a->max_eps = d->max_qp;
 	/* What fits both queues of a QP beside kdapl's own requests. */
-	a->max_dto_per_ep = max(d->max_qp_wr - KDAPL_EP_SEND_WR_EXTRA - 1, 0);
+	a->max_dto_per_ep = max(d->max_qp_wr - KDAPL_EP_SEND_WR_EXTRA -
+				KDAPL_EP_WR_RESERVED, 0);
 	a->max_rdma_read_per_ep_in = d->max_qp_rd_atom;
 	a->max_rdma_read_per_ep_out = d->max_qp_init_rd_atom;
 	a->max_evds = d->max_cq;

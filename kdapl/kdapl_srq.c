@@ -89,6 +89,38 @@ out:
 	rcu_read_unlock();
 }
 
+/*
+ * A zero-byte receive that was the first message of an iWARP initiator
+ * (kdapl_conn_srq_rtr()) is kdapl's: post it again, for the consumer.
+ * Returns true if it went back to the SRQ.
+ */
+static bool kdapl_srq_rtr(struct kdapl_srq *srq, struct kdapl_srq_recv *recv,
+			  const struct ib_wc *wc)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe = &recv->cqe,
+		.sg_list = recv->nlmr ? recv->sge : NULL,
+		.num_sge = recv->nlmr,
+	};
+	struct kdapl_ep *ep;
+	unsigned long flags;
+	bool taken;
+	int err;
+
+	if (wc->status != IB_WC_SUCCESS || wc->byte_len)
+		return false;
+	rcu_read_lock();
+	ep = xa_load(&srq->qps, (unsigned long)wc->qp);
+	taken = ep && kdapl_conn_srq_rtr(ep, wc);
+	rcu_read_unlock();
+	if (!taken)
+		return false;
+	spin_lock_irqsave(&srq->lock, flags);
+	err = srq->srq ? ib_post_srq_recv(srq->srq, &wr, NULL) : -ENODEV;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return !err;
+}
+
 /* Completion of a receive taken from the SRQ; CQ context. */
 static void kdapl_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -98,6 +130,9 @@ static void kdapl_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	DAT_DTO_COOKIE cookie = recv->cookie;
 	bool dead = READ_ONCE(recv->dead);
 	unsigned long flags;
+
+	if (unlikely(!wc->byte_len) && !dead && kdapl_srq_rtr(srq, recv, wc))
+		return;
 
 	/* The context is reused once back on the free list: sync first. */
 	if (recv->sync && !dead && wc->status == IB_WC_SUCCESS)

@@ -149,6 +149,8 @@ struct kct {
 	struct sockaddr_in sin;
 	struct kct_side cli;
 	struct kct_side srv;
+	/* the server sends this many bytes as soon as it is connected */
+	u32 srv_first;
 	/* removal traffic */
 	struct task_struct *thread;
 	unsigned int sends_out;
@@ -636,6 +638,9 @@ static bool kct_post_recvs(struct kct *t, struct kct_side *s, unsigned int n)
 	return true;
 }
 
+static bool kct_send(struct kct *t, struct kct_side *s, unsigned int slot,
+		     u32 len, u32 seed, u64 n);
+
 /*
  * Connect the client to the server's PSP: private data @cpd goes with
  * the request, @spd with the accept.  Checks every state and event on
@@ -705,8 +710,11 @@ static bool kct_connect(struct kct *t, const void *cpd, DAT_COUNT clen,
 		     dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR)))
 		return false;
 
-	if (!KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
-	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, est))
+	if (!KCT_CONN_EVENT(&t->srv, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return false;
+	if (t->srv_first && !kct_send(t, &t->srv, 0, t->srv_first, 7, 7))
+		return false;
+	if (!KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_ESTABLISHED, est))
 		return false;
 	if (!kct_pdata(t, "accept", est->event_data.connect_event_data.private_data,
 		       est->event_data.connect_event_data.private_data_size,
@@ -2678,6 +2686,101 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 12. server_first
+ */
+
+/*
+ * The same with an SRQ on the server: the initiator's first message on
+ * iWARP takes one of the SRQ's receives, which kdapl posts again, so the
+ * consumer sees the client's real message in it and nothing else.
+ */
+static bool kct_server_first_srq(struct kct *t, u8 *expect)
+{
+	DAT_SRQ_ATTR sa = { .max_recv_dtos = 4, .max_recv_iov = 1 };
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)t->srv.msg.va + KCT_SLOT,
+		.segment_length = KCT_SLOT,
+		.lmr_context = t->srv.msg.lctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_RECV, 1) };
+	DAT_SRQ_HANDLE srq;
+	DAT_EVENT est;
+	bool ok;
+
+	if (!KCT_OK(dat_ep_free(t->srv.ep)))
+		return false;
+	t->srv.ep = DAT_HANDLE_NULL;
+	if (!KCT_OK(dat_srq_create(t->ia, t->pz, &sa, &srq)))
+		return false;
+	ok = KCT_OK(dat_ep_create_with_srq(t->ia, t->pz, t->srv.recv_evd,
+					   t->srv.req_evd, t->srv.conn_evd,
+					   srq, &t->ep_attr, &t->srv.ep)) &&
+	     KCT_OK(dat_srq_post_recv(srq, 1, &iov, ck)) &&
+	     kct_post_recv(t, &t->cli, 0) &&
+	     kct_connect(t, NULL, 0, NULL, 0, &est) &&
+	     kct_recv(t, &t->cli, 64, 7, expect) &&
+	     kct_dto_done(t, &t->srv, t->srv.req_evd, DAT_DTO_SEND,
+			  KCT_COOKIE(KCT_CK_SEND, 7), 64, "server send") &&
+	     kct_send(t, &t->cli, 0, 100, 9, 9) &&
+	     kct_dto_done(t, &t->srv, t->srv.recv_evd, DAT_DTO_RECEIVE,
+			  ck.as_64, 100, "server SRQ receive") &&
+	     kct_dto_done(t, &t->cli, t->cli.req_evd, DAT_DTO_SEND,
+			  KCT_COOKIE(KCT_CK_SEND, 9), 100, "client send") &&
+	     kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) &&
+	     kct_flush_recvs(t, &t->cli) &&
+	     kct_quiet(t, t->srv.recv_evd, "server receive");
+	if (t->srv.ep)
+		KCT_OK(dat_ep_free(t->srv.ep));
+	t->srv.ep = DAT_HANDLE_NULL;
+	KCT_OK(dat_srq_free(srq));
+	return ok && !t->failed;
+}
+
+/*
+ * The server sends the moment it is connected, before the client may
+ * have heard of the connection.  On iWARP (RFC 5044) a responder must
+ * not send before the initiator's first message, and siw breaks the
+ * connection when the two arrive together: kdapl must make it safe.
+ */
+static void kct_server_first(struct kct *t)
+{
+	unsigned int i, n = min(cycles, 40U);
+	DAT_EVENT est;
+	u8 *expect;
+
+	expect = kmalloc(KCT_SLOT, GFP_KERNEL);
+	if (!KCT_CHECK(expect, "no memory") || !kct_open(t, port + 11, false))
+		goto out;
+	t->srv_first = 64;
+	for (i = 0; i < n; i++) {
+		if (!kct_post_recv(t, &t->cli, 0) ||
+		    !kct_connect(t, NULL, 0, NULL, 0, &est) ||
+		    !kct_recv(t, &t->cli, 64, 7, expect) ||
+		    !kct_dto_done(t, &t->srv, t->srv.req_evd, DAT_DTO_SEND,
+				  KCT_COOKIE(KCT_CK_SEND, 7), 64,
+				  "server send") ||
+		    !kct_disconnect(t, &t->cli, &t->srv,
+				    DAT_CLOSE_GRACEFUL_FLAG) ||
+		    !kct_flush_recvs(t, &t->cli) ||
+		    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+		    !KCT_STATE_IDLE(&t->srv, DAT_EP_STATE_DISCONNECTED) ||
+		    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
+		    !KCT_OK(dat_ep_reset(t->srv.ep)))
+			break;
+	}
+	if (t->failed) {
+		pr_err(KCT "server_first: failed in connection %u\n", i);
+		goto out;
+	}
+	pr_info(KCT "server_first: %u connections\n", n);
+	if (kct_server_first_srq(t, expect))
+		kct_pass(t, "srq");
+out:
+	kct_close(t);
+	kfree(expect);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -2698,6 +2801,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "handoff", kct_handoff },
 	{ "flags", kct_flags },
 	{ "errors", kct_errors },
+	{ "server_first", kct_server_first },
 };
 
 static bool kct_selected(const char *name)

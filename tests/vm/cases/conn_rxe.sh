@@ -19,7 +19,7 @@
 . /usr/lib/kdapl/lib.sh
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
-CONN_TESTS="$CONN_TESTS flags errors"
+CONN_TESTS="$CONN_TESTS flags errors server_first"
 
 # conn_run IA ADDR: run every scenario on IA; prints what went wrong.
 conn_run() {

@@ -10,7 +10,7 @@
 kernel_is_debug || skip "siw is only in the debug kernel"
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
-CONN_TESTS="$CONN_TESTS flags errors"
+CONN_TESTS="$CONN_TESTS flags errors server_first"
 
 # conn_run IA ADDR: run every scenario on IA; prints what went wrong.
 conn_run() {
