@@ -33,6 +33,7 @@
 
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "kdapl_trace.h"
 #include "kdapl_user.h"
@@ -64,6 +65,7 @@ void kdapl_upost_put(struct kdapl_upost *post)
 {
 	kref_put(&post->ref, kdapl_upost_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_upost_put);
 
 /**
  * kdapl_upost_create() - allocate the post ring of an EP
@@ -110,6 +112,7 @@ struct kdapl_upost *kdapl_upost_create(struct kdapl_ufile *ufile,
 	spin_lock_init(&post->lock);
 	return post;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_upost_create);
 
 /*
  * Read record @idx once into @r and the scratch segments; false if it is
@@ -297,6 +300,7 @@ DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
 	spin_unlock_irqrestore(&post->lock, flags);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_upost_doorbell);
 
 /**
  * kdapl_upost_completed() - a request of the ring's EP completed
