@@ -291,6 +291,13 @@ DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
 	DAT_RETURN ret;
 	u32 before;
 
+	/*
+	 * A driver may leave the work of a post to a softirq (rxe schedules
+	 * its requester tasklet for a kernel QP).  Raised in process
+	 * context, a softirq waits for ksoftirqd to be scheduled;
+	 * local_bh_enable() runs it here, before the call returns.
+	 */
+	local_bh_disable();
 	spin_lock_irqsave(&post->lock, flags);
 	before = post->tail;
 	ret = kdapl_upost_drain(post, sync);
@@ -298,6 +305,7 @@ DAT_RETURN kdapl_upost_doorbell(struct kdapl_upost *post, bool sync,
 	trace_kdapl_upost_drain((u64)(uintptr_t)post->ep, true,
 				post->tail - before, post->inflight, ret);
 	spin_unlock_irqrestore(&post->lock, flags);
+	local_bh_enable();
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_upost_doorbell);
