@@ -81,7 +81,8 @@
  *	(ep->lock)
  * @dying: teardown began; rdma_cm events are ignored (ep->lock)
  * @rtr: iWARP: the initiator-first exchange runs (see kdapl_conn_rtr_done())
- * @rtr_seen: passive side: the initiator's first message arrived (ep->lock)
+ * @rtr_wait: passive side of the exchange: the initiator's first message
+ *	has not arrived yet (ep->lock)
  * @rts_done: kdapl_conn_rts_work() finished its part (ep->lock)
  * @rtr_cqe: completion handle of the exchange's work request
  * @pd_size: bytes of @pd
@@ -116,7 +117,7 @@ struct kdapl_conn {
 	bool ended;
 	bool dying;
 	bool rtr;
-	bool rtr_seen;
+	bool rtr_wait;
 	bool rts_done;
 	struct ib_cqe rtr_cqe;
 	DAT_COUNT pd_size;
@@ -207,6 +208,7 @@ static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
 	conn->ep = ep;
 	conn->passive = passive;
 	conn->rtr = ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP;
+	conn->rtr_wait = conn->rtr && passive;
 	conn->rtr_cqe.done = kdapl_conn_rtr_done;
 	mutex_init(&conn->lock);
 	timer_setup(&conn->timer, kdapl_conn_timer, 0);
@@ -749,7 +751,7 @@ static void kdapl_conn_up(struct kdapl_conn *conn)
 static void kdapl_conn_rtr_arrived(struct kdapl_conn *conn)
 {
 	lockdep_assert_held(&conn->ep->lock);
-	conn->rtr_seen = true;
+	conn->rtr_wait = false;
 	if (conn->rts_done)
 		kdapl_conn_up(conn);
 }
@@ -824,8 +826,7 @@ bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
 		return false;
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
-	if (conn && conn->rtr && conn->passive && !conn->rtr_seen &&
-	    conn->qp == wc->qp) {
+	if (conn && conn->rtr_wait && conn->qp == wc->qp) {
 		kdapl_conn_rtr_arrived(conn);
 		taken = true;
 	}
@@ -852,7 +853,7 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 	} else {
 		spin_lock_irqsave(&ep->lock, flags);
 		conn->rts_done = true;
-		if (!conn->rtr || !conn->passive || conn->rtr_seen)
+		if (!conn->rtr_wait)
 			kdapl_conn_up(conn);
 		spin_unlock_irqrestore(&ep->lock, flags);
 	}

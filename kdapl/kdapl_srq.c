@@ -107,7 +107,7 @@ static bool kdapl_srq_rtr(struct kdapl_srq *srq, struct kdapl_srq_recv *recv,
 	bool taken;
 	int err;
 
-	if (wc->status != IB_WC_SUCCESS || wc->byte_len)
+	if (wc->status != IB_WC_SUCCESS)
 		return false;
 	rcu_read_lock();
 	ep = xa_load(&srq->qps, (unsigned long)wc->qp);
