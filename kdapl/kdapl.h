@@ -185,6 +185,7 @@ int kdapl_object_init_table(void);
 void kdapl_object_exhaust(u32 id);
 #endif
 void kdapl_object_exit(void);
+void kdapl_object_count_show(struct seq_file *m);
 bool kdapl_object_unpublish(struct kdapl_object *obj);
 DAT_RETURN kdapl_object_get(struct kdapl_owner *owner, DAT_HANDLE handle,
 			    DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad_handle,

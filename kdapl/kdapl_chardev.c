@@ -23,6 +23,20 @@
 
 #include "kdapl_user.h"
 
+/* Open files, for debugfs "objects". */
+static atomic_long_t kdapl_chardev_files;
+
+/**
+ * kdapl_chardev_open_files() - how many files of /dev/kdapl are open
+ *
+ * Context: any context.
+ * Return: the count, for debugfs.
+ */
+long kdapl_chardev_open_files(void)
+{
+	return atomic_long_read(&kdapl_chardev_files);
+}
+
 static int kdapl_chardev_open(struct inode *inode, struct file *file)
 {
 	struct kdapl_ufile *ufile;
@@ -37,6 +51,7 @@ static int kdapl_chardev_open(struct inode *inode, struct file *file)
 	ufile->next_id = 1;
 	ufile->tgid = get_pid(task_tgid(current));
 	file->private_data = ufile;
+	atomic_long_inc(&kdapl_chardev_files);
 	return nonseekable_open(inode, file);
 }
 
@@ -50,6 +65,7 @@ static int kdapl_chardev_release(struct inode *inode, struct file *file)
 	put_pid(ufile->tgid);
 	mutex_destroy(&ufile->lock);
 	kfree(ufile);
+	atomic_long_dec(&kdapl_chardev_files);
 	return 0;
 }
 

@@ -30,6 +30,19 @@ static int kdapl_ias_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kdapl_ias);
 
+/*
+ * What is alive: objects per type, open files and pinned user pages.
+ * Tests read it after processes exit and expect zeros everywhere.
+ */
+static int kdapl_objects_show(struct seq_file *m, void *unused)
+{
+	kdapl_object_count_show(m);
+	seq_printf(m, "files %ld\n", kdapl_chardev_open_files());
+	seq_printf(m, "pinned_pages %llu\n", kdapl_umem_pinned_pages());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kdapl_objects);
+
 static int kdapl_pinned_get(void *data, u64 *val)
 {
 	*val = kdapl_umem_pinned_pages();
@@ -47,6 +60,8 @@ static int __init kdapl_init(void)
 		return -ENOMEM;
 	kdapl_debugfs = debugfs_create_dir("kdapl", NULL);
 	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
+	debugfs_create_file("objects", 0444, kdapl_debugfs, NULL,
+			    &kdapl_objects_fops);
 	debugfs_create_file_unsafe("user_pinned_pages", 0444, kdapl_debugfs,
 				   NULL, &kdapl_pinned_fops);
 

@@ -39,6 +39,7 @@
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/xarray.h>
 #include <kunit/visibility.h>
 
@@ -67,6 +68,12 @@ static const struct kdapl_type_ops *const kdapl_types[] = {
 	[DAT_HANDLE_TYPE_RSP] = &kdapl_rsp_type,
 	[DAT_HANDLE_TYPE_CR] = &kdapl_cr_type,
 };
+
+/*
+ * Objects published and not yet released, per type: what debugfs
+ * "objects" shows, so that tests can check that nothing is left.
+ */
+static atomic_long_t kdapl_live[ARRAY_SIZE(kdapl_types)];
 
 /**
  * kdapl_object_ops() - operations of a handle type
@@ -200,6 +207,22 @@ int kdapl_object_init_table(void)
 }
 
 /**
+ * kdapl_object_count_show() - the live objects per type, for debugfs
+ * @m: where to print a line "<type> <count>" per type
+ *
+ * Context: process context.
+ */
+void kdapl_object_count_show(struct seq_file *m)
+{
+	unsigned int t;
+
+	for (t = 0; t < ARRAY_SIZE(kdapl_types); t++)
+		if (kdapl_types[t])
+			seq_printf(m, "%s %ld\n", kdapl_types[t]->name,
+				   atomic_long_read(&kdapl_live[t]));
+}
+
+/**
  * kdapl_object_exit() - free the handle table at module unload
  *
  * Context: process context, at module unload, when every object is gone
@@ -284,6 +307,7 @@ int kdapl_object_publish(struct kdapl_object *obj)
 			return ret;
 		}
 	} while (!kdapl_object_install(obj));
+	atomic_long_inc(&kdapl_live[obj->type]);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_object_publish);
@@ -409,6 +433,9 @@ static void kdapl_object_release(struct kref *ref)
 	struct kdapl_ia *ia = obj->ia;
 	bool is_ia = &ia->obj == obj;
 
+	/* Only a published object has an id (and was counted). */
+	if (obj->id)
+		atomic_long_dec(&kdapl_live[obj->type]);
 	kdapl_types[obj->type]->release(obj);
 	if (!is_ia)
 		kdapl_object_put(&ia->obj);

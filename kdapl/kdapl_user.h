@@ -181,6 +181,7 @@ struct kdapl_uobj {
 extern const struct file_operations kdapl_chardev_fops;
 int kdapl_chardev_init(void);
 void kdapl_chardev_exit(void);
+long kdapl_chardev_open_files(void);
 
 long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		  void __user *arg);
