@@ -84,6 +84,36 @@ static DAT_RETURN kdapl_umem_error(long err)
 	}
 }
 
+/*
+ * Is [va, end) mapped in the calling process with the access @writable
+ * asks, in mappings whose pages can be pinned?  Checked before the
+ * device pins anything, so that a range the process cannot give is
+ * refused the same way on every device (and siw of 6.1, which leaks its
+ * page list when pinning fails on the first page, never gets one).  A
+ * concurrent munmap() can still make the device's pinning fail; that is
+ * refused as well, only by the device.
+ */
+static bool kdapl_umem_mapped(u64 va, u64 end, bool writable)
+{
+	unsigned long need = VM_READ | (writable ? VM_WRITE : 0);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	bool ok = true;
+
+	mmap_read_lock(mm);
+	while (va < end) {
+		vma = vma_lookup(mm, va);
+		if (!vma || (vma->vm_flags & need) != need ||
+		    (vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+			ok = false;
+			break;
+		}
+		va = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ok;
+}
+
 /**
  * kdapl_umem_register() - pin and register the user memory of an LMR
  * @lmr: the new LMR: region.for_va is an address of the calling process
@@ -91,7 +121,9 @@ static DAT_RETURN kdapl_umem_error(long err)
  *
  * Context: process context, the IA lock held.
  * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG3) for a range that
- * wraps, is not user memory or is not mapped, (ARG4) for a length beyond
+ * wraps, is not user memory, is not mapped or is mapped without the
+ * access the privileges need (read, and write for local or remote
+ * writes), (ARG4) for a length beyond
  * the device's MR size; DAT_INSUFFICIENT_RESOURCES (MEMORY) over
  * RLIMIT_MEMLOCK or the module's cap, nothing pinned.
  */
@@ -107,12 +139,14 @@ DAT_RETURN kdapl_umem_register(struct kdapl_lmr *lmr, struct kdapl_ia *ia)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (len > ia->ibdev->attrs.max_mr_size)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	lmr->access = kdapl_mem_access(ia, lmr->priv);
+	if (!kdapl_umem_mapped(va, end, ib_access_writable(lmr->access)))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	npages = (PAGE_ALIGN(end) - (va & PAGE_MASK)) >> PAGE_SHIFT;
 	if (!kdapl_umem_charge(npages))
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 
-	lmr->access = kdapl_mem_access(ia, lmr->priv);
 	mr = ib_reg_user_mr(lmr->pz->pd, va, len, va, lmr->access);
 	if (IS_ERR(mr)) {
 		atomic64_sub(npages, &kdapl_umem_pinned);

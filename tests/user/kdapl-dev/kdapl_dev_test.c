@@ -1002,6 +1002,49 @@ static int side_open(struct side *sd, __u64 cookie)
 	return side_open_dto(sd, cookie, 0);
 }
 
+static const char *const lmr_unmapped_case[] = {
+	"a page without access was registered, or not refused with ARG3",
+	"a read-only page was registered for writing, or not refused with ARG3",
+	"a range ending in unmapped memory was registered, or not refused with ARG3",
+	"cannot map the test pages",
+};
+
+/*
+ * Memory the process has but cannot give with the access asked: a page
+ * without access, a read-only page for local writes, a range whose end
+ * is unmapped.  Each is refused with DAT_INVALID_PARAMETER (ARG3) before
+ * the device pins anything (siw of 6.1 leaks its page list when pinning
+ * fails on the first page).  Returns 0 or the failed case's number.
+ */
+static int lmr_unmapped(int fd, struct ia *ia, uint32_t pz_id)
+{
+	const long bad = ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	size_t pg = 4096;
+	struct kdapl_ioc_lmr_create c;
+	char *m;
+	int ret = 0;
+
+	m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 4;
+	memset(m, 1, 3 * pg);
+	if (mprotect(m, pg, PROT_NONE) || mprotect(m + pg, pg, PROT_READ) ||
+	    munmap(m + 2 * pg, pg))
+		ret = 4;
+	else if (lmr_create(fd, ia, pz_id, m, pg,
+			    DAT_MEM_PRIV_REMOTE_WRITE_FLAG, &c) != bad)
+		ret = 1;
+	else if (lmr_create(fd, ia, pz_id, m + pg, pg,
+			    DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &c) != bad)
+		ret = 2;
+	else if (lmr_create(fd, ia, pz_id, m + pg, 2 * pg,
+			    DAT_MEM_PRIV_REMOTE_READ_FLAG, &c) != bad)
+		ret = 3;
+	munmap(m, 2 * pg);
+	return ret;
+}
+
 /* The next event of a ring, waiting up to 5 s for it. */
 static int next_event(int fd, __u32 evd_id, struct ring *r,
 		      struct kdapl_uevent *ev)
@@ -1212,6 +1255,9 @@ static int test_lmr(void)
 	ret = lmr_create(fd, &ia, pz.pz_id, a, 0, 0, &c);
 	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
 		return FAIL("zero length: %#lx", ret);
+	ret = lmr_unmapped(fd, &ia, pz.pz_id);
+	if (ret)
+		return FAIL("%s", lmr_unmapped_case[ret - 1]);
 	ret = lmr_create(fd, &ia, ia.async_id, a, 4096, 0, &c);
 	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ))
 		return FAIL("EVD id as PZ: %#lx", ret);
