@@ -1028,6 +1028,7 @@ static DAT_RETURN kdapl_cm_addr_error(int err)
 {
 	switch (err) {
 	case -ENOMEM:
+	case -ENOBUFS:	/* a route or neighbour entry could not be made */
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	case -EINVAL:
@@ -1514,7 +1515,8 @@ EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
  * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP has an old
  *   connection (not reset).
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
- *   or %DAT_RESOURCE_TEVD - no memory, QP or CQ.
+ *   or %DAT_RESOURCE_TEVD - no memory, QP or CQ; also when rdma_cm ran out
+ *   of memory for the accept (then as below).
  * * %DAT_INTERNAL_ERROR - rdma_cm refused the accept (the request is
  *   rejected and its receives flushed); the caller still owns @id.
  */
@@ -1596,6 +1598,9 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ep->remote_port = 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_conn_discard(conn);
+	if (err == -ENOMEM || err == -ENOBUFS)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
 	return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
 }
 
