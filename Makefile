@@ -40,6 +40,7 @@ user:
 	$(MAKE) -C tests/user/kdapl-dev
 	$(MAKE) -C tests/user/shim
 	$(MAKE) -C tests/user/udat-bench
+	$(MAKE) -C tests/fuzz
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.

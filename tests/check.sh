@@ -113,7 +113,7 @@ if [ -n "$debug_dir" ]; then
 	while read -r f; do
 		case $f in
 		include/rdma/kdat*.h) ignore=--ignore=NEW_TYPEDEFS ;;
-		udapl-shim/* | tests/user/*)
+		udapl-shim/* | tests/user/* | tests/fuzz/*)
 			# Debian's DAT types, which checkpatch cannot know.
 			ignore=--typedefsfile=udapl-shim/checkpatch.typedefs ;;
 		*) ignore= ;;

@@ -52,7 +52,8 @@ esac
 # OFA's provider, the reference they are compared with (dtest case).
 make -s shim user >&2
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
-      --bin build/user/udat_bench
+      --bin build/user/udat_bench --bin build/user/kdapl_fuzz
+      --bin build/user/kdapl_failnth
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
       --bin /usr/bin/stdbuf
