@@ -8,6 +8,7 @@
 #   make check      set up, build, static checks, KUnit and VM tests
 #   make bench      kdapl against raw verbs in the VM: prints a table
 #   make kcsan      the KUnit suites and connection tests under KCSAN
+#   make stress     the /dev/kdapl fuzzer and kill -9 runs at full length
 #
 # KDIR defaults to the headers of the running kernel when they are
 # installed, else to Debian's linux-headers-amd64.
@@ -25,7 +26,7 @@ KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
 .PHONY: all modules shim user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
-	vm-test vm-shell kunit print-kdir
+	vm-test vm-shell kunit print-kdir stress
 
 all: modules shim user
 
@@ -64,6 +65,11 @@ kcsan-modules:
 # Documentation/testing.rst.
 kcsan:
 	bash tests/kcsan.sh
+
+# The full-length fuzzer and kill -9 runs in the debug VM (hours); make
+# check runs short ones.  See Documentation/reliability.rst.
+stress:
+	bash tests/stress.sh
 
 setup:
 	bash tests/setup.sh

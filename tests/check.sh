@@ -147,7 +147,8 @@ if [ -n "$debug_dir" ]; then
 fi
 
 # --- Integration tests in both VMs --------------------------------------
-vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim"
+vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim
+	fuzz failnth kill9"
 echo "== distro VM"
 tests/run-vm.sh --results "$results" distro $vm_tests ||
 	echo "distro VM tests failed"
