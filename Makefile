@@ -30,7 +30,7 @@ KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
 .PHONY: all modules shim user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
-	vm-test vm-shell kunit print-kdir \
+	vm-test vm-shell kunit print-kdir print-kver \
 	install uninstall install-module uninstall-module install-shim \
 	uninstall-shim install-headers uninstall-headers install-man \
 	uninstall-man install-data uninstall-data install-dkms uninstall-dkms \
@@ -102,6 +102,9 @@ kunit:
 
 print-kdir:
 	@echo $(KDIR)
+
+print-kver:
+	@echo $(KVER)
 
 # Installation.  PREFIX and DESTDIR work as usual; udev and dkms read
 # only their own directories, so the udev rule and the DKMS source go to
@@ -208,6 +211,18 @@ install-dkms:
 
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSSRCDIR)
+
+# The Debian packages (debian/), built from a copy of the tree's sources
+# (tracked files and new ones git does not ignore) so that neither the
+# packaging's leftovers nor the results land in the tree or beside it:
+# the .debs, .buildinfo and .changes end up in build/deb.
+deb:
+	rm -rf build/deb && mkdir -p build/deb/src
+	git ls-files -z --cached --others --exclude-standard | \
+		tar -c --null -T - --ignore-failed-read -f - | \
+		tar -x -C build/deb/src
+	cd build/deb/src && dpkg-buildpackage -us -uc -b
+	rm -rf build/deb/src
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
