@@ -212,6 +212,11 @@ install-dkms:
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSSRCDIR)
 
+# Documentation/ as HTML with Debian's python3-sphinx; warnings are
+# errors.
+htmldocs:
+	sphinx-build -W -q -b html Documentation build/htmldocs
+
 # The Debian packages (debian/), built from a copy of the tree's sources
 # (tracked files and new ones git does not ignore) so that neither the
 # packaging's leftovers nor the results land in the tree or beside it:
