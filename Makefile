@@ -9,6 +9,11 @@
 #   make bench      kdapl against raw verbs in the VM: prints a table
 #   make kcsan      the KUnit suites and connection tests under KCSAN
 #   make stress     the /dev/kdapl fuzzer and kill -9 runs at full length
+#   make install    install the module, the shim, headers, man pages and
+#                   the udev rule (DESTDIR, PREFIX); make uninstall
+#   make install-dkms  the module's source and dkms.conf in /usr/src
+#   make deb        the Debian packages, into build/deb
+#   make htmldocs   Documentation/ as HTML, into build/htmldocs
 #
 # KDIR defaults to the headers of the running kernel when they are
 # installed, else to Debian's linux-headers-amd64.
@@ -26,7 +31,11 @@ KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
 .PHONY: all modules shim user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
-	vm-test vm-shell kunit print-kdir stress
+	vm-test vm-shell kunit print-kdir print-kver stress \
+	install uninstall install-module uninstall-module install-shim \
+	uninstall-shim install-headers uninstall-headers install-man \
+	uninstall-man install-data uninstall-data install-dkms uninstall-dkms \
+	deb htmldocs
 
 all: modules shim user
 
@@ -100,6 +109,132 @@ kunit:
 
 print-kdir:
 	@echo $(KDIR)
+
+print-kver:
+	@echo $(KVER)
+
+# Installation.  PREFIX and DESTDIR work as usual; udev and dkms read
+# only their own directories, so the udev rule and the DKMS source go to
+# UDEVRULESDIR and DKMSSRCDIR whatever PREFIX is.  Without DESTDIR, depmod
+# and ldconfig run on the live system.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX ?= /usr
+MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
+		    $(CC) -print-multiarch)
+LIBDIR ?= $(PREFIX)/lib/$(MULTIARCH)
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/kdapl
+UDEVRULESDIR ?= /lib/udev/rules.d
+DKMSSRCDIR ?= /usr/src/kdapl-$(VERSION)
+
+# The release of the kernel KDIR builds for.  Debian's headers carry the
+# upstream version in include/config/kernel.release, so take the one the
+# module's vermagic gets.
+KVER = $(shell sed -n 's/^.define UTS_RELEASE "\(.*\)"/\1/p' \
+	       $(KDIR)/include/generated/utsrelease.h)
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
+
+SHIM_SONAME := libdaplkdapl.so.2
+SHIM_REAL := $(SHIM_SONAME).0.0
+HEADERS := include/uapi/rdma/kdapl_ioctl.h include/rdma/kdat.h \
+	   include/rdma/kdat_types.h
+MANPAGES := $(wildcard man/*.[1-9])
+# What DKMS needs to build the module: no tests, no build products.
+DKMS_FILES := dkms.conf Kbuild kdapl/Makefile kdapl/Kconfig \
+	      $(filter-out %.mod.c,$(wildcard kdapl/*.[ch])) $(HEADERS)
+
+install: install-module install-shim install-headers install-man \
+	 install-data
+
+uninstall: uninstall-module uninstall-shim uninstall-headers \
+	   uninstall-man uninstall-data
+
+# kbuild's modules_install, into updates/ so that the module wins over
+# one of the same name in the kernel's own tree.  Kbuild signs it only if
+# KDIR has the signing key (Debian's headers do not); its depmod would
+# work on DESTDIR, so it is left out and run here on the live system.
+install-module: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=updates KERNELRELEASE=$(KVER) DEPMOD=true \
+		$(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=) \
+		modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+uninstall-module:
+	rm -f $(MODDIR)/kdapl/kdapl.ko
+	-rmdir $(MODDIR)/kdapl $(MODDIR) 2>/dev/null
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+# The real file gets the full version, the soname and the development
+# link point to it as for any Debian library.
+install-shim: shim
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 644 build/udapl-shim/$(SHIM_SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(SHIM_REAL)
+	ln -sf $(SHIM_REAL) $(DESTDIR)$(LIBDIR)/$(SHIM_SONAME)
+	ln -sf $(SHIM_SONAME) $(DESTDIR)$(LIBDIR)/libdaplkdapl.so
+	$(if $(DESTDIR),,ldconfig)
+
+uninstall-shim:
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(SHIM_REAL) $(SHIM_SONAME) \
+		libdaplkdapl.so)
+	$(if $(DESTDIR),,ldconfig)
+
+install-headers:
+	install -d $(DESTDIR)$(INCLUDEDIR)/rdma
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/rdma/
+
+uninstall-headers:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/rdma/,$(notdir $(HEADERS)))
+
+install-man:
+	$(foreach m,$(MANPAGES),install -D -m 644 $(m) \
+		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)) &&) true
+
+uninstall-man:
+	rm -f $(foreach m,$(MANPAGES),\
+		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+
+# The udev rule, and the modules-load.d snippet as an example only: the
+# administrator decides whether kdapl loads at boot.
+install-data:
+	install -D -m 644 dist/60-kdapl.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/60-kdapl.rules
+	install -D -m 644 dist/kdapl-modules-load.conf \
+		$(DESTDIR)$(DOCDIR)/examples/modules-load.d/kdapl.conf
+
+uninstall-data:
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-kdapl.rules \
+		$(DESTDIR)$(DOCDIR)/examples/modules-load.d/kdapl.conf
+	-rmdir $(DESTDIR)$(DOCDIR)/examples/modules-load.d \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# The module's source where DKMS looks for it; then
+# dkms install kdapl/$(VERSION) -k <kernel version>.
+install-dkms:
+	$(foreach f,$(DKMS_FILES),install -D -m 644 $(f) \
+		$(DESTDIR)$(DKMSSRCDIR)/$(f) &&) true
+
+uninstall-dkms:
+	rm -rf $(DESTDIR)$(DKMSSRCDIR)
+
+# Documentation/ as HTML with Debian's python3-sphinx; warnings are
+# errors.
+htmldocs:
+	sphinx-build -W -q -b html Documentation build/htmldocs
+
+# The Debian packages (debian/), built from a copy of the tree's sources
+# (tracked files and new ones git does not ignore) so that neither the
+# packaging's leftovers nor the results land in the tree or beside it:
+# the .debs, .buildinfo and .changes end up in build/deb.
+deb:
+	rm -rf build/deb && mkdir -p build/deb/src
+	git ls-files -z --cached --others --exclude-standard | \
+		tar -c --null -T - --ignore-failed-read -f - | \
+		tar -x -C build/deb/src
+	cd build/deb/src && dpkg-buildpackage -us -uc -b
+	rm -rf build/deb/src
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
