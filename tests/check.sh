@@ -4,13 +4,14 @@
 # make check: everything, from a fresh Debian 12 machine.
 #
 # Steps: set-up, build (W=1) for Debian's kernel and for the debug
-# kernel, sparse, checkpatch --strict, user-space tests, the bench's own
-# self-test, KUnit in the debug VM, the integration tests in the distro
-# and debug VMs, and OFA's dtest and dapltest over kdapl and over OFA's
-# provider (with the table of both).  Every result is a PASS or FAIL line, also kept in
-# build/check/results.txt; the last line is "N passed, N failed" (with
-# ", N skipped" if KUnit skipped cases) and the exit status is non-zero
-# if anything failed.
+# kernel, the Debian packages (built, linted, installed, purged), the
+# HTML documentation, sparse, checkpatch --strict, user-space tests, the
+# bench's own self-test, KUnit in the debug VM, the integration tests in
+# the distro and debug VMs, and OFA's dtest and dapltest over kdapl and
+# over OFA's provider (with the table of both).  Every result is a PASS
+# or FAIL line, also kept in build/check/results.txt; the last line is
+# "N passed, N failed" (with ", N skipped" if KUnit skipped cases) and
+# the exit status is non-zero if anything failed.
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +92,13 @@ run build/distro-W1 build_distro
 run build/shim make shim
 run build/user make user
 
+# --- Packages and documentation -----------------------------------------
+# The Debian packages built, linted, installed on this host (DKMS builds
+# the module for Debian's kernel, kept for the distro VM's dkms case) and
+# purged; the rst documentation through Sphinx.
+run pkg/debian bash tests/pkg/check.sh
+run docs/htmldocs make htmldocs
+
 # --- Static checks -----------------------------------------------------
 sparse_distro() {
 	kbuild_clean sparse "$out/sparse.kbuild" \
@@ -150,7 +158,12 @@ fi
 vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim
 	fuzz failnth kill9"
 echo "== distro VM"
-tests/run-vm.sh --results "$results" distro $vm_tests ||
+# The module DKMS built from the package, where DKMS installs it.
+dkms=()
+if [ -f build/pkg/kdapl-dkms.ko ]; then
+	dkms=(--file "build/pkg/kdapl-dkms.ko:/lib/modules/$(make -s print-kver)/updates/dkms/kdapl.ko")
+fi
+tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests dkms ||
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
 	echo "== debug VM"

@@ -11,7 +11,7 @@
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 
 calls=${STRESS_CALLS:-1000000}
 kills=${STRESS_KILLS:-1000}

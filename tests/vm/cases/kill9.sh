@@ -76,8 +76,8 @@ kill_round() {
 		# shellcheck disable=SC2086 # a list of pids
 		kill -KILL $pids 2>/dev/null
 	else
-		_n=$(echo $pids | wc -w)
-		kill -KILL "$(echo $pids | cut -d' ' -f$(($(rnd "$_n" 4) + 1)))" \
+		_n=$(echo "$pids" | wc -w)
+		kill -KILL "$(echo "$pids" | cut -d' ' -f$(($(rnd "$_n" 4) + 1)))" \
 			2>/dev/null
 		sleep 0.5
 		# shellcheck disable=SC2086
@@ -119,6 +119,7 @@ nothing_left() {
 }
 
 dat_conf /tmp/kill9-dat.conf
+# shellcheck disable=SC3045 # busybox ash has ulimit -l
 ulimit -l unlimited
 kdapl_load
 rdma_add rxe
