@@ -51,6 +51,7 @@ enum kdapl_transport {
  * @ia_lock: protects @ias and @gone; taken before any IA lock
  * @ias: IAs open on the adapter
  * @gone: the device is being removed; no IA may open
+ * @sysdev: its device in /sys/class/kdapl, or NULL (see kdapl_sysfs.c)
  *
  * Names are written only under the registry lock; readers copy them out
  * under the same lock.
@@ -67,6 +68,7 @@ struct kdapl_adapter {
 	char ibdev_name[IB_DEVICE_NAME_MAX];
 	char netdev_name[IFNAMSIZ];
 	char name[KDAPL_IA_NAME_MAX];
+	struct device *sysdev;
 };
 
 /**
@@ -97,6 +99,15 @@ int kdapl_registry_rename(struct kdapl_registry *reg,
 			  struct kdapl_adapter *adapter,
 			  const char *ibdev_name);
 unsigned int kdapl_registry_count(struct kdapl_registry *reg);
+void kdapl_adapter_addr(struct kdapl_adapter *adapter,
+			struct sockaddr_storage *ss);
+unsigned int kdapl_adapter_ia_count(struct kdapl_adapter *adapter);
+
+int kdapl_sysfs_init(void);
+void kdapl_sysfs_exit(void);
+void kdapl_sysfs_add(struct kdapl_adapter *adapter, struct ib_device *ibdev);
+void kdapl_sysfs_rename(struct kdapl_adapter *adapter);
+void kdapl_sysfs_del(struct kdapl_adapter *adapter);
 void kdapl_registry_show(struct kdapl_registry *reg, struct seq_file *m);
 
 int kdapl_device_init(void);
@@ -326,6 +337,7 @@ struct kdapl_owner {
 
 extern struct kdapl_owner kdapl_kernel_owner;
 void kdapl_owner_init(struct kdapl_owner *owner);
+void kdapl_owner_show(struct kdapl_owner *owner, struct seq_file *m);
 
 /**
  * kdapl_owner_kernel() - may an owner give kernel-only inputs?

@@ -11,6 +11,7 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -398,3 +399,56 @@ bool kdapl_adapter_present(struct kdapl_adapter *adapter)
 	return present;
 }
 EXPORT_SYMBOL_GPL(kdapl_adapter_present);
+
+/**
+ * kdapl_adapter_addr() - the address consumers reach an adapter at
+ * @adapter: the adapter
+ * @ss: where the address goes: a struct sockaddr_in with the primary
+ *	IPv4 address of the adapter's net_device, or all zero (AF_UNSPEC)
+ *	if it has no net_device or no address
+ *
+ * Context: process context.
+ */
+void kdapl_adapter_addr(struct kdapl_adapter *adapter,
+			struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	char name[IFNAMSIZ];
+	struct net_device *ndev;
+	__be32 a;
+
+	memset(ss, 0, sizeof(*ss));
+	mutex_lock(&kdapl_registry.lock);
+	strscpy(name, adapter->netdev_name, sizeof(name));
+	mutex_unlock(&kdapl_registry.lock);
+	if (!name[0])
+		return;
+	ndev = dev_get_by_name(&init_net, name);
+	if (!ndev)
+		return;
+	a = inet_select_addr(ndev, 0, RT_SCOPE_UNIVERSE);
+	dev_put(ndev);
+	if (!a)
+		return;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = a;
+}
+
+/**
+ * kdapl_adapter_ia_count() - IAs open on an adapter
+ * @adapter: the adapter
+ *
+ * Context: process context; takes the adapter's IA lock.
+ * Return: the count, kernel consumers' and processes' together.
+ */
+unsigned int kdapl_adapter_ia_count(struct kdapl_adapter *adapter)
+{
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	mutex_lock(&adapter->ia_lock);
+	list_for_each(pos, &adapter->ias)
+		n++;
+	mutex_unlock(&adapter->ia_lock);
+	return n;
+}

@@ -19,12 +19,16 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "kdapl_user.h"
 
 /* Open files, for debugfs "objects". */
 static atomic_long_t kdapl_chardev_files;
+/* The open files, for debugfs "owners"; the mutex guards the list. */
+static LIST_HEAD(kdapl_chardev_list);
+static DEFINE_MUTEX(kdapl_chardev_list_lock);
 
 /**
  * kdapl_chardev_open_files() - how many files of /dev/kdapl are open
@@ -35,6 +39,29 @@ static atomic_long_t kdapl_chardev_files;
 long kdapl_chardev_open_files(void)
 {
 	return atomic_long_read(&kdapl_chardev_files);
+}
+
+/**
+ * kdapl_chardev_owners_show() - the owners of objects, for debugfs
+ * @m: where a line per owner goes: "<pid> <command>" and what
+ *	kdapl_owner_show() prints, "0 kernel" for the kernel consumers
+ *
+ * Context: process context; takes the list's lock, then each owner's.
+ */
+void kdapl_chardev_owners_show(struct seq_file *m)
+{
+	struct kdapl_ufile *ufile;
+
+	seq_puts(m, "0 kernel");
+	kdapl_owner_show(&kdapl_kernel_owner, m);
+	seq_putc(m, '\n');
+	mutex_lock(&kdapl_chardev_list_lock);
+	list_for_each_entry(ufile, &kdapl_chardev_list, entry) {
+		seq_printf(m, "%d %s", pid_nr(ufile->tgid), ufile->comm);
+		kdapl_owner_show(&ufile->owner, m);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&kdapl_chardev_list_lock);
 }
 
 static int kdapl_chardev_open(struct inode *inode, struct file *file)
@@ -50,8 +77,12 @@ static int kdapl_chardev_open(struct inode *inode, struct file *file)
 	xa_init(&ufile->by_handle);
 	ufile->next_id = 1;
 	ufile->tgid = get_pid(task_tgid(current));
+	get_task_comm(ufile->comm, current);
 	file->private_data = ufile;
 	atomic_long_inc(&kdapl_chardev_files);
+	mutex_lock(&kdapl_chardev_list_lock);
+	list_add_tail(&ufile->entry, &kdapl_chardev_list);
+	mutex_unlock(&kdapl_chardev_list_lock);
 	return nonseekable_open(inode, file);
 }
 
@@ -59,6 +90,9 @@ static int kdapl_chardev_release(struct inode *inode, struct file *file)
 {
 	struct kdapl_ufile *ufile = file->private_data;
 
+	mutex_lock(&kdapl_chardev_list_lock);
+	list_del(&ufile->entry);
+	mutex_unlock(&kdapl_chardev_list_lock);
 	/* No call is running: every one holds a reference to the file. */
 	kdapl_owner_release(&ufile->owner);
 	kdapl_uobj_release_all(ufile);

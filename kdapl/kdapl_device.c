@@ -55,6 +55,7 @@ static void kdapl_device_free(struct kdapl_device *kdev)
 	for (i = 0; i < kdev->nports; i++) {
 		if (!kdev->adapters[i])
 			continue;
+		kdapl_sysfs_del(kdev->adapters[i]);
 		kdapl_ia_detach_adapter(kdev->adapters[i]);
 		kdapl_registry_del(&kdapl_registry, kdev->adapters[i]);
 	}
@@ -127,6 +128,7 @@ static int kdapl_add_port(struct kdapl_device *kdev, u32 port)
 		return ret;
 	}
 	kdev->adapters[port - rdma_start_port(ibdev)] = adapter;
+	kdapl_sysfs_add(adapter, ibdev);
 	return 0;
 }
 
@@ -184,6 +186,8 @@ static void kdapl_rename_one(struct ib_device *ibdev, void *client_data)
 			dev_warn(&ibdev->dev,
 				 "kdapl: adapter of port %u keeps its old name\n",
 				 i + rdma_start_port(ibdev));
+		else
+			kdapl_sysfs_rename(kdev->adapters[i]);
 	}
 }
 

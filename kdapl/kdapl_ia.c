@@ -13,8 +13,8 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
-#include <linux/inetdevice.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -43,6 +43,67 @@ void kdapl_owner_init(struct kdapl_owner *owner)
 	INIT_LIST_HEAD(&owner->ias);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_owner_init);
+
+/* The QP number of an EP's connection, or -1 without one. */
+static long kdapl_owner_ep_qpn(struct kdapl_object *obj)
+{
+	struct kdapl_ep *ep = container_of(obj, struct kdapl_ep, obj);
+	unsigned long flags;
+	long qpn = -1;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->qp)
+		qpn = ep->qp->qp_num;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return qpn;
+}
+
+/**
+ * kdapl_owner_show() - what an owner has, for debugfs
+ * @owner: the owner
+ * @m: where a line's rest goes: " <type>=<count>" for each type it has
+ *	objects of, then " qpn=<n>,<n>..." with the QP numbers of its
+ *	connected EPs (what rdma resource show lists as kdapl's QPs)
+ *
+ * Context: process context; takes the owner's lock, then each IA's.
+ */
+void kdapl_owner_show(struct kdapl_owner *owner, struct seq_file *m)
+{
+	unsigned int count[DAT_HANDLE_TYPE_EXTENSION_BASE] = { 0 };
+	struct kdapl_object *obj;
+	struct kdapl_ia *ia;
+	const char *sep = " qpn=";
+	unsigned int t;
+	long qpn;
+
+	mutex_lock(&owner->lock);
+	list_for_each_entry(ia, &owner->ias, owner_entry) {
+		count[DAT_HANDLE_TYPE_IA]++;
+		mutex_lock(&ia->lock);
+		list_for_each_entry(obj, &ia->objects, ia_entry)
+			if ((unsigned int)obj->type < ARRAY_SIZE(count))
+				count[obj->type]++;
+		mutex_unlock(&ia->lock);
+	}
+	for (t = 0; t < ARRAY_SIZE(count); t++)
+		if (count[t] && kdapl_object_ops(t))
+			seq_printf(m, " %s=%u", kdapl_object_ops(t)->name,
+				   count[t]);
+	list_for_each_entry(ia, &owner->ias, owner_entry) {
+		mutex_lock(&ia->lock);
+		list_for_each_entry(obj, &ia->objects, ia_entry) {
+			if (obj->type != DAT_HANDLE_TYPE_EP)
+				continue;
+			qpn = kdapl_owner_ep_qpn(obj);
+			if (qpn < 0)
+				continue;
+			seq_printf(m, "%s%ld", sep, qpn);
+			sep = ",";
+		}
+		mutex_unlock(&ia->lock);
+	}
+	mutex_unlock(&owner->lock);
+}
 
 /**
  * kdapl_owner_release() - close every IA an owner still has
@@ -265,22 +326,7 @@ out_unlock:
 /* The IPv4 address consumers reach the adapter at, if it has one. */
 static void kdapl_ia_set_addr(struct kdapl_ia *ia)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ia->addr;
-	struct net_device *ndev;
-	__be32 a;
-
-	memset(&ia->addr, 0, sizeof(ia->addr));
-	if (!ia->adapter->netdev_name[0])
-		return;
-	ndev = dev_get_by_name(&init_net, ia->adapter->netdev_name);
-	if (!ndev)
-		return;
-	a = inet_select_addr(ndev, 0, RT_SCOPE_UNIVERSE);
-	dev_put(ndev);
-	if (!a)
-		return;
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = a;
+	kdapl_adapter_addr(ia->adapter, &ia->addr);
 }
 
 static DAT_RETURN kdapl_ia_attach_async_evd(struct kdapl_ia *ia,

@@ -43,6 +43,14 @@ static int kdapl_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kdapl_objects);
 
+/* Who owns what: the kernel consumers, then each open file. */
+static int kdapl_owners_show(struct seq_file *m, void *unused)
+{
+	kdapl_chardev_owners_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kdapl_owners);
+
 static int kdapl_pinned_get(void *data, u64 *val)
 {
 	*val = kdapl_umem_pinned_pages();
@@ -62,12 +70,17 @@ static int __init kdapl_init(void)
 	debugfs_create_file("ias", 0444, kdapl_debugfs, NULL, &kdapl_ias_fops);
 	debugfs_create_file("objects", 0444, kdapl_debugfs, NULL,
 			    &kdapl_objects_fops);
+	debugfs_create_file("owners", 0444, kdapl_debugfs, NULL,
+			    &kdapl_owners_fops);
 	debugfs_create_file_unsafe("user_pinned_pages", 0444, kdapl_debugfs,
 				   NULL, &kdapl_pinned_fops);
 
-	ret = kdapl_device_init();
+	ret = kdapl_sysfs_init();
 	if (ret)
 		goto err_debugfs;
+	ret = kdapl_device_init();
+	if (ret)
+		goto err_sysfs;
 	ret = kdapl_chardev_init();
 	if (ret)
 		goto err_device;
@@ -75,6 +88,8 @@ static int __init kdapl_init(void)
 
 err_device:
 	kdapl_device_exit();
+err_sysfs:
+	kdapl_sysfs_exit();
 err_debugfs:
 	debugfs_remove_recursive(kdapl_debugfs);
 	destroy_workqueue(kdapl_wq);
@@ -85,6 +100,7 @@ static void __exit kdapl_exit(void)
 {
 	kdapl_chardev_exit();
 	kdapl_device_exit();
+	kdapl_sysfs_exit();
 	debugfs_remove_recursive(kdapl_debugfs);
 	destroy_workqueue(kdapl_wq);
 	kdapl_object_exit();

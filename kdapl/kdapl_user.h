@@ -8,6 +8,7 @@
 #define _KDAPL_USER_H
 
 #include <linux/fs.h>
+#include <linux/sched.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -26,6 +27,8 @@
  * @next_id: where the cyclic id allocation goes on
  * @tgid: the process that opened the file; calls from others fail
  * @ready: the ABI handshake succeeded
+ * @comm: the command of the process that opened the file
+ * @entry: link in the list of open files (kdapl_chardev.c)
  */
 struct kdapl_ufile {
 	struct kdapl_owner owner;
@@ -35,6 +38,8 @@ struct kdapl_ufile {
 	u32 next_id;
 	struct pid *tgid;
 	bool ready;
+	char comm[TASK_COMM_LEN];
+	struct list_head entry;
 };
 
 /**
@@ -182,6 +187,7 @@ extern const struct file_operations kdapl_chardev_fops;
 int kdapl_chardev_init(void);
 void kdapl_chardev_exit(void);
 long kdapl_chardev_open_files(void);
+void kdapl_chardev_owners_show(struct seq_file *m);
 
 long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		  void __user *arg);

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Interface Adapters follow RDMA devices: listed in debugfs and found by
-# kdapl_adapter_get() as devices are added, renamed and removed, with the
-# module loaded before or after the devices appear.
+# Interface Adapters follow RDMA devices: listed in debugfs and in
+# /sys/class/kdapl, and found by kdapl_adapter_get() as devices are
+# added, renamed and removed, with the module loaded before or after the
+# devices appear.
 
 . /usr/lib/kdapl/lib.sh
 
@@ -10,11 +11,23 @@ IAS=/sys/kernel/debug/kdapl/ias
 RXE="rxe0-1-eth0 rxe0 1 roce eth0"
 SIW="siw0-1-eth1 siw0 1 iwarp eth1"
 
-# expect_ias LINE...: the adapter list is exactly these lines, any order.
+# sysfs_ias: the adapters of /sys/class/kdapl, as debugfs lists them.
+sysfs_ias() {
+	for _d in /sys/class/kdapl/*; do
+		[ -d "$_d" ] || continue
+		_n=$(cat "$_d/netdev")
+		echo "${_d##*/} $(cat "$_d/ibdev") $(cat "$_d/port")" \
+			"$(cat "$_d/transport") ${_n:--}"
+	done
+}
+
+# expect_ias LINE...: the adapter list is exactly these lines, any order,
+# in debugfs and in sysfs.
 expect_ias() {
 	_got=$(sort "$IAS") || die "cannot read $IAS"
 	_want=$(for l in "$@"; do echo "$l"; done | sort)
 	expect_eq "$_got" "$_want" "adapter list"
+	expect_eq "$(sysfs_ias | sort)" "$_want" "adapters in sysfs"
 }
 
 # lookup NAME FULL: kdapl_adapter_get(NAME) finds the adapter named FULL.
@@ -96,4 +109,5 @@ info "load and unload with no device at all"
 kdapl_load
 expect_ias
 kdapl_unload
+[ ! -e /sys/class/kdapl ] || die "/sys/class/kdapl outlives the module"
 exit 0
