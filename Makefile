@@ -29,21 +29,25 @@ KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
 DEBUG_KDIR = $(shell tests/vm/debug-kernel.sh debug)/build
 KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
-.PHONY: all modules shim user clean setup check demo bench debug-modules \
+.PHONY: all modules shim kdaplctl user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
 	vm-test vm-shell kunit print-kdir print-kver stress \
 	install uninstall install-module uninstall-module install-shim \
-	uninstall-shim install-headers uninstall-headers install-man \
+	uninstall-shim install-tools uninstall-tools install-headers \
+	uninstall-headers install-man \
 	uninstall-man install-data uninstall-data install-dkms uninstall-dkms \
 	deb htmldocs
 
-all: modules shim user
+all: modules shim kdaplctl user
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 shim:
 	$(MAKE) -C udapl-shim
+
+kdaplctl:
+	$(MAKE) -C kdaplctl
 
 user:
 	$(MAKE) -C tests/user/dat-constants
@@ -123,6 +127,7 @@ MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
 		    $(CC) -print-multiarch)
 LIBDIR ?= $(PREFIX)/lib/$(MULTIARCH)
 INCLUDEDIR ?= $(PREFIX)/include
+SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/kdapl
 UDEVRULESDIR ?= /lib/udev/rules.d
@@ -144,11 +149,11 @@ MANPAGES := $(wildcard man/*.[1-9])
 DKMS_FILES := dkms.conf Kbuild kdapl/Makefile kdapl/Kconfig \
 	      $(filter-out %.mod.c,$(wildcard kdapl/*.[ch])) $(HEADERS)
 
-install: install-module install-shim install-headers install-man \
-	 install-data
+install: install-module install-shim install-tools install-headers \
+	 install-man install-data
 
-uninstall: uninstall-module uninstall-shim uninstall-headers \
-	   uninstall-man uninstall-data
+uninstall: uninstall-module uninstall-shim uninstall-tools \
+	   uninstall-headers uninstall-man uninstall-data
 
 # kbuild's modules_install, into updates/ so that the module wins over
 # one of the same name in the kernel's own tree.  Kbuild signs it only if
@@ -180,6 +185,12 @@ uninstall-shim:
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(SHIM_REAL) $(SHIM_SONAME) \
 		libdaplkdapl.so)
 	$(if $(DESTDIR),,ldconfig)
+
+install-tools: kdaplctl
+	install -D -m 755 build/kdaplctl/kdaplctl $(DESTDIR)$(SBINDIR)/kdaplctl
+
+uninstall-tools:
+	rm -f $(DESTDIR)$(SBINDIR)/kdaplctl
 
 install-headers:
 	install -d $(DESTDIR)$(INCLUDEDIR)/rdma

@@ -156,7 +156,7 @@ fi
 
 # --- Integration tests in both VMs --------------------------------------
 vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim
-	fuzz failnth kill9"
+	fuzz failnth kill9 kdaplctl"
 echo "== distro VM"
 # The module DKMS built from the package, where DKMS installs it.
 dkms=()

@@ -50,10 +50,10 @@ esac
 # The user-space side: /dev/kdapl's test program, udapl-shim and its test
 # through libdat2 (the userdev and shim cases), and OFA's test tools with
 # OFA's provider, the reference they are compared with (dtest case).
-make -s shim user >&2
+make -s shim user kdaplctl >&2
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
-      --bin build/user/kdapl_failnth
+      --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
       --bin /usr/bin/stdbuf

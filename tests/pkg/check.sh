@@ -36,7 +36,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-pkgs=(kdapl-dkms libdaplkdapl2 libdaplkdapl-dev)
+pkgs=(kdapl-dkms libdaplkdapl2 libdaplkdapl-dev kdapl-utils)
 kver=$(make -s print-kver)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -128,6 +128,8 @@ shim_ok() {
 }
 check "shim" shim_ok
 
+check "kdaplctl" test -x /usr/sbin/kdaplctl
+
 check "group rdma" getent group rdma
 
 check "udev rule" test -f /lib/udev/rules.d/60-kdapl.rules
@@ -162,8 +164,9 @@ nothing_left() {
 		 /lib/udev/rules.d/60-kdapl.rules \
 		 /usr/share/man/man4/kdapl.4.gz \
 		 /usr/share/man/man7/libdaplkdapl.7.gz \
+		 /usr/sbin/kdaplctl /usr/share/man/man8/kdaplctl.8.gz \
 		 /usr/share/doc/kdapl-dkms /usr/share/doc/libdaplkdapl2 \
-		 /usr/share/doc/libdaplkdapl-dev; do
+		 /usr/share/doc/libdaplkdapl-dev /usr/share/doc/kdapl-utils; do
 		if [ -e "$f" ]; then
 			echo "left: $f"
 			left=1

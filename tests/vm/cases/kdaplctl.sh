@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kdaplctl and the sysfs attributes it reads: list (text and --json)
+# with the address, state and open IAs of each adapter, dat-conf printed
+# and installed into a dat.conf idempotently and removed again, and
+# objects with their owners.  ias.sh checks the adapters in sysfs as
+# devices come, go and are renamed.
+
+. /usr/lib/kdapl/lib.sh
+
+C=/sys/class/kdapl/rxe0-1-eth0
+
+kdapl_load
+rdma_add rxe
+check kdaplctl list
+kdaplctl list | grep -Eq '^rxe0-1-eth0 +rxe0 +1 +eth0 +10\.0\.2\.15 +roce +active +0$' ||
+	die "kdaplctl list: no line for rxe0-1-eth0 as expected"
+kdaplctl --json list | grep -q '"name": "rxe0-1-eth0", "ibdev": "rxe0", "port": "1", "netdev": "eth0", "address": "10.0.2.15", "transport": "roce", "state": "active", "ias": "0"' ||
+	die "kdaplctl --json list: $(kdaplctl --json list)"
+
+# An IA open by a kernel consumer counts.
+kmod_load kdapl_hold name=rxe0-1
+expect_eq "$(cat "$C/ias")" 1 "open IAs"
+kdaplctl objects | grep -q '^ia  *1$' || die "objects: $(kdaplctl objects)"
+kdaplctl objects | grep -Eq '^0 +kernel .*ia=1.*pz=1' ||
+	die "no kernel owner line: $(kdaplctl objects)"
+kdaplctl --json objects | grep -q '"ia": 1' || die "objects --json"
+kdaplctl --json objects |
+	grep -q '"owners": \[{"pid": 0, "command": "kernel", "objects": {' ||
+	die "objects --json owners: $(kdaplctl --json objects)"
+# ib_core names PDs, CQs and MRs after the module that made them.
+rdma resource show pd | grep -q 'comm \[kdapl\]' ||
+	die "no PD of kdapl in rdma resource show: $(rdma resource show pd)"
+
+# A process's objects are listed under its pid and command, with the
+# numbers of its QPs.
+kdapl_fuzz -n 1000000 -p 1 -t 1 -T 60 rxe0-1 >/dev/null 2>&1 &
+fz=$!
+sleep 3
+kdaplctl objects | grep -Eq '^[1-9][0-9]* +kdapl_fuzz .*ia=' ||
+	die "no line for the fuzzer: $(kdaplctl objects)"
+kill -KILL "$fz"
+killall -q -KILL kdapl_fuzz
+wait
+
+# dat-conf: a line per IA; --install keeps the other lines and replaces
+# its own block, --remove takes the block out.
+expect_eq "$(kdaplctl dat-conf)" \
+	'rxe0-1-eth0 u2.0 nonthreadsafe default libdaplkdapl.so.2 dapl.2.0 "rxe0-1-eth0" ""' \
+	"dat-conf"
+conf=/tmp/kdaplctl-dat.conf
+printf 'ofa-v2-x u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "x 0" ""\n' >"$conf"
+cp "$conf" "$conf.orig"
+check kdaplctl dat-conf --install "$conf"
+cp "$conf" "$conf.once"
+check kdaplctl dat-conf --install "$conf"
+cmp "$conf" "$conf.once" || die "a second install changed the file"
+expect_eq "$(grep -c rxe0-1-eth0 "$conf")" 1 "IA lines installed"
+grep -q '^ofa-v2-x ' "$conf" || die "install lost another line"
+check kdaplctl dat-conf --remove "$conf"
+cmp "$conf" "$conf.orig" || die "remove did not give the original back"
+
+# The device goes: its directory goes, the IA stays open until freed.
+rdma_del rxe0
+[ ! -e "$C" ] || die "$C outlives its device"
+kmod_unload kdapl_hold
+dmesg | grep -q 'kdapl_hold: PASS' || die "kdapl_hold did not pass"
+kdapl_unload
