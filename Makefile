@@ -55,6 +55,7 @@ user:
 	$(MAKE) -C tests/user/shim
 	$(MAKE) -C tests/user/udat-bench
 	$(MAKE) -C tests/fuzz
+	$(MAKE) -C tests/user/asuser
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.

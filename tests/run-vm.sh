@@ -54,6 +54,7 @@ make -s shim user kdaplctl >&2
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl
+      --bin build/user/asuser
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
       --bin /usr/bin/stdbuf

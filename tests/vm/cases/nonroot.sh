@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# /dev/kdapl for users other than root, as the packages set it up: the
+# udev rule gives the node to group rdma with mode 0660 (done here by
+# hand: the guest runs no udev).  A user outside the group cannot open
+# it; a user in the group runs dtest client and server over udapl-shim;
+# the same user with a small RLIMIT_MEMLOCK is refused the registration
+# cleanly, and nothing is left.
+
+. /usr/lib/kdapl/lib.sh
+
+RDMA_GID=990
+INSIDE=1000
+OUTSIDE=1001
+objects=/sys/kernel/debug/kdapl/objects
+
+# as UID GIDS LIMIT_KB COMMAND...: run a command as that user, with
+# RLIMIT_MEMLOCK at LIMIT_KB.
+as() {
+	_u=$1 _g=$2 _l=$3
+	shift 3
+	asuser "$_u" "$_g" sh -c "ulimit -l $_l && exec \"\$@\"" sh "$@"
+}
+
+kdapl_load
+rdma_add rxe
+chgrp "$RDMA_GID" /dev/kdapl
+chmod 0660 /dev/kdapl
+conf=/tmp/nonroot-dat.conf
+dat_conf "$conf"
+chmod 0644 "$conf"
+
+info "outside group rdma: no access"
+if as "$OUTSIDE" "$OUTSIDE" 65536 sh -c 'exec 3<>/dev/kdapl'; then
+	die "uid $OUTSIDE opened /dev/kdapl"
+fi
+
+info "in group rdma: dtest over udapl-shim"
+as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 \
+	dtest -P rxe0-1 -s -B 20 -b 65536 >/tmp/nr-s.log 2>&1 &
+srv=$!
+sleep 1
+as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 \
+	dtest -P rxe0-1 -h 10.0.2.15 -B 20 -b 65536 >/tmp/nr-c.log 2>&1
+rc=$?
+wait "$srv"
+src=$?
+if [ "$rc" != 0 ] || [ "$src" != 0 ] ||
+   ! grep -q "Test Complete. PASSED" /tmp/nr-c.log; then
+	tail -n 20 /tmp/nr-c.log /tmp/nr-s.log
+	die "dtest as uid $INSIDE: client $rc, server $src"
+fi
+
+info "in group rdma, RLIMIT_MEMLOCK 64 KiB: registration refused"
+as "$INSIDE" "$INSIDE,$RDMA_GID" 64 \
+	timeout 60 dtest -P rxe0-1 -s -B 20 -b 1048576 >/tmp/nr-l.log 2>&1
+tail -n 5 /tmp/nr-l.log
+# dtest's own exit status does not always say; its words do.
+grep -q 'INSUFFICIENT_RESOURCES' /tmp/nr-l.log ||
+	die "dtest under a 64 KiB limit did not fail for lack of resources"
+
+# Everything the users had is gone.
+_i=0
+while ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$objects"; do
+	_i=$((_i + 1))
+	[ "$_i" -lt 20 ] || { cat "$objects"; die "objects left"; }
+	sleep 1
+done
+rdma_del rxe0
+kdapl_unload
