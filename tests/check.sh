@@ -170,9 +170,10 @@ tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests dkms \
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
 	echo "== debug VM"
-	# About ten minutes under KASAN on a 2-core machine: vm.sh's default
-	# limit for a whole run (600 s) cut a fresh machine's run short.
-	tests/run-vm.sh --results "$results" --timeout 1200 debug $vm_tests ||
+	# About 17 minutes under KASAN on a 2-core machine (14 before the
+	# reliability cases): vm.sh's default limit for a whole run (600 s)
+	# would cut it short.
+	tests/run-vm.sh --results "$results" --timeout 1800 debug $vm_tests ||
 		echo "debug VM tests failed"
 fi
 

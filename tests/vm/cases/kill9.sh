@@ -14,7 +14,7 @@
 
 # Fewer rounds under KASAN, where each takes longer.
 ROUNDS=30
-kernel_is_debug && ROUNDS=15
+kernel_is_debug && ROUNDS=5
 SEED=$$
 # shellcheck disable=SC1091 # written by the host for long runs
 [ -r /etc/kdapl-kill9.conf ] && . /etc/kdapl-kill9.conf
