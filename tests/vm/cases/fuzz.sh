@@ -26,41 +26,22 @@ SEED=
 # shellcheck disable=SC1091 # written by the host for long runs
 [ -r /etc/kdapl-fuzz.conf ] && . /etc/kdapl-fuzz.conf
 
-objects=/sys/kernel/debug/kdapl/objects
-
-# nothing_left: every count in debugfs "objects" is zero, within 20 s
-# (connections are torn down by work items after the files are gone).
-nothing_left() {
-	_i=0
-	while [ "$_i" -lt 20 ]; do
-		if ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$objects"; then
-			sleep 1
-			_i=$((_i + 1))
-			continue
-		fi
-		return 0
-	done
-	echo "left after the run:"
-	cat "$objects"
-	return 1
-}
-
 # fuzz_on DEVICE IA: one run of the fuzzer, then the checks.
 fuzz_on() {
 	info "fuzzing $2: $CALLS calls, $PROCS processes x $THREADS threads"
 	check kdapl_fuzz -n "$CALLS" -p "$PROCS" -t "$THREADS" \
 		-T "$SECONDS_MAX" ${SEED:+-s "$SEED"} "$2"
-	check nothing_left
+	check kdapl_nothing_left 20
 	rdma_del "$1"
 }
 
 kdapl_load
-[ -r "$objects" ] || die "no $objects"
+[ -r /sys/kernel/debug/kdapl/objects ] || die "no debugfs kdapl/objects"
 rdma_add rxe
 fuzz_on rxe0 rxe0-1
 if kernel_is_debug; then
 	rdma_add siw
 	fuzz_on siw0 siw0-1
 fi
-check nothing_left
+check kdapl_nothing_left 20
 kdapl_unload

@@ -21,7 +21,6 @@ SEED=$$
 
 IA=rxe0-1
 ADDR=10.0.2.15
-objects=/sys/kernel/debug/kdapl/objects
 
 # rnd N: a number below N from awk's generator, seeded per round.
 rnd() {
@@ -104,20 +103,6 @@ reap() {
 	wait
 }
 
-# nothing_left: every count in debugfs "objects" is zero, within 30 s.
-nothing_left() {
-	_i=0
-	while ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$objects"; do
-		_i=$((_i + 1))
-		if [ "$_i" -ge 30 ]; then
-			echo "left after $ROUNDS kills:"
-			cat "$objects"
-			return 1
-		fi
-		sleep 1
-	done
-}
-
 dat_conf /tmp/kill9-dat.conf
 # shellcheck disable=SC3045 # busybox ash has ulimit -l
 ulimit -l unlimited
@@ -132,6 +117,6 @@ while [ "$round" -lt "$ROUNDS" ]; do
 done
 info "$ROUNDS workloads killed with SIGKILL: dtest $n0, dapltest $n1," \
 	"kdapl_dev_test $n2, shim_test $n3, kdapl_fuzz $n4"
-check nothing_left
+check kdapl_nothing_left 30
 rdma_del rxe0
 kdapl_unload

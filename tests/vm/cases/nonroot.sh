@@ -12,7 +12,6 @@
 RDMA_GID=990
 INSIDE=1000
 OUTSIDE=1001
-objects=/sys/kernel/debug/kdapl/objects
 
 # as UID GIDS LIMIT_KB COMMAND...: run a command as that user, with
 # RLIMIT_MEMLOCK at LIMIT_KB.
@@ -60,11 +59,6 @@ grep -q 'INSUFFICIENT_RESOURCES' /tmp/nr-l.log ||
 	die "dtest under a 64 KiB limit did not fail for lack of resources"
 
 # Everything the users had is gone.
-_i=0
-while ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$objects"; do
-	_i=$((_i + 1))
-	[ "$_i" -lt 20 ] || { cat "$objects"; die "objects left"; }
-	sleep 1
-done
+check kdapl_nothing_left 20
 rdma_del rxe0
 kdapl_unload

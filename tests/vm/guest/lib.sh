@@ -143,6 +143,24 @@ kdapl_unload() {
 	kmod_unload kdapl
 }
 
+# kdapl_nothing_left SECONDS: true once every count of debugfs
+# kdapl/objects (objects per type, open files, pinned pages) is zero,
+# waiting up to SECONDS for connections to be torn down by work items;
+# else print the counts and fail.
+kdapl_nothing_left() {
+	_o=/sys/kernel/debug/kdapl/objects
+	_i=0
+	while ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$_o"; do
+		_i=$((_i + 1))
+		if [ "$_i" -ge "$1" ]; then
+			echo "left in kdapl:"
+			cat "$_o"
+			return 1
+		fi
+		sleep 1
+	done
+}
+
 # emit_block TAG FILE: send FILE to the host, which writes it to
 # build/vm/blocks/TAG.txt.  The side channel (/dev/ttyS1) carries it
 # without kernel messages mixed in; the console is the fallback.
