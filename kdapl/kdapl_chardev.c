@@ -24,21 +24,26 @@
 
 #include "kdapl_user.h"
 
-/* Open files, for debugfs "objects". */
-static atomic_long_t kdapl_chardev_files;
-/* The open files, for debugfs "owners"; the mutex guards the list. */
+/* The open files, for debugfs "objects" and "owners". */
 static LIST_HEAD(kdapl_chardev_list);
 static DEFINE_MUTEX(kdapl_chardev_list_lock);
 
 /**
  * kdapl_chardev_open_files() - how many files of /dev/kdapl are open
  *
- * Context: any context.
+ * Context: process context; takes the list's lock.
  * Return: the count, for debugfs.
  */
 long kdapl_chardev_open_files(void)
 {
-	return atomic_long_read(&kdapl_chardev_files);
+	struct list_head *pos;
+	long n = 0;
+
+	mutex_lock(&kdapl_chardev_list_lock);
+	list_for_each(pos, &kdapl_chardev_list)
+		n++;
+	mutex_unlock(&kdapl_chardev_list_lock);
+	return n;
 }
 
 /**
@@ -79,7 +84,6 @@ static int kdapl_chardev_open(struct inode *inode, struct file *file)
 	ufile->tgid = get_pid(task_tgid(current));
 	get_task_comm(ufile->comm, current);
 	file->private_data = ufile;
-	atomic_long_inc(&kdapl_chardev_files);
 	mutex_lock(&kdapl_chardev_list_lock);
 	list_add_tail(&ufile->entry, &kdapl_chardev_list);
 	mutex_unlock(&kdapl_chardev_list_lock);
@@ -90,16 +94,16 @@ static int kdapl_chardev_release(struct inode *inode, struct file *file)
 {
 	struct kdapl_ufile *ufile = file->private_data;
 
-	mutex_lock(&kdapl_chardev_list_lock);
-	list_del(&ufile->entry);
-	mutex_unlock(&kdapl_chardev_list_lock);
 	/* No call is running: every one holds a reference to the file. */
 	kdapl_owner_release(&ufile->owner);
 	kdapl_uobj_release_all(ufile);
+	/* Counted and listed until everything it had is gone. */
+	mutex_lock(&kdapl_chardev_list_lock);
+	list_del(&ufile->entry);
+	mutex_unlock(&kdapl_chardev_list_lock);
 	put_pid(ufile->tgid);
 	mutex_destroy(&ufile->lock);
 	kfree(ufile);
-	atomic_long_dec(&kdapl_chardev_files);
 	return 0;
 }
 
