@@ -22,6 +22,9 @@ mkdir -p "$out"
 results=$out/results.txt
 : >"$results"
 
+# section NAME: the header of a step, with the minutes since the start.
+section() { echo "== $1 (+$((SECONDS / 60)) min)"; }
+
 pass() { echo "PASS $1" | tee -a "$results"; }
 fail() { echo "FAIL $1" | tee -a "$results"; }
 
@@ -30,7 +33,7 @@ run() {
 	local name=$1 log
 	shift
 	log=$out/${name//\//_}.log
-	echo "== $name"
+	section "$name"
 	if "$@" >"$log" 2>&1; then
 		pass "$name"
 	else
@@ -71,7 +74,7 @@ kbuild_clean() {
 	fi
 }
 
-echo "== setup"
+section "setup"
 if ! bash tests/setup.sh; then
 	fail setup
 	summary
@@ -143,21 +146,21 @@ run user/dat-constants make -C tests/user/dat-constants check
 
 # --- The bench proves it can fail ---------------------------------------
 if [ -n "$debug_dir" ]; then
-	echo "== bench self-test"
+	section "bench self-test"
 	bash tests/vm/selftest.sh --results "$results" ||
 		echo "bench self-test failed"
 fi
 
 # --- KUnit in the debug VM ---------------------------------------------
 if [ -n "$debug_dir" ]; then
-	echo "== kunit"
+	section "kunit"
 	bash tests/kunit/run.sh --results "$results" || echo "kunit failed"
 fi
 
 # --- Integration tests in both VMs --------------------------------------
 vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw conn_removal userdev shim
-	fuzz failnth kill9 kdaplctl"
-echo "== distro VM"
+	unplug fuzz failnth kill9 kdaplctl"
+section "distro VM"
 # The module DKMS built from the package, where DKMS installs it.
 dkms=()
 if [ -f build/pkg/kdapl-dkms.ko ]; then
@@ -169,7 +172,7 @@ tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests dkms \
 	nonroot ||
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
-	echo "== debug VM"
+	section "debug VM"
 	# About 17 minutes under KASAN on a 2-core machine (14 before the
 	# reliability cases): vm.sh's default limit for a whole run (600 s)
 	# would cut it short.
@@ -187,20 +190,20 @@ mkdir -p build/vm
 rm -f build/vm/blocks/tools-*.txt build/vm/blocks/ubench.txt
 printf 'REPS=1\nSECONDS_EACH=0.05\nSIZES=8,4096,65536\n' \
 	>build/vm/ubench-short.conf
-echo "== OFA's tools, distro VM"
+section "OFA's tools, distro VM"
 tests/run-vm.sh --results "$results" --mem 4096 --test-timeout 1500 \
 	--file build/vm/ubench-short.conf:/etc/kdapl-ubench.conf \
 	--timeout 1800 distro tools ubench ||
 	echo "tools in the distro VM failed"
 if [ -n "$debug_dir" ]; then
-	echo "== OFA's tools, debug VM"
+	section "OFA's tools, debug VM"
 	tests/run-vm.sh --results "$results" --mem 4096 \
 		--test-timeout 1500 --timeout 1800 debug tools ||
 		echo "tools in the debug VM failed"
 fi
 tests/vm/tools-table.sh || fail "tools table"
 if [ -s build/vm/blocks/ubench.txt ]; then
-	echo "== user path against OFA (short run; make bench for figures)"
+	section "user path against OFA (short run; make bench for figures)"
 	cat build/vm/blocks/ubench.txt
 fi
 
