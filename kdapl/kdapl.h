@@ -15,6 +15,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -52,6 +53,7 @@ enum kdapl_transport {
  * @ias: IAs open on the adapter
  * @gone: the device is being removed; no IA may open
  * @sysdev: its device in /sys/class/kdapl, or NULL (see kdapl_sysfs.c)
+ * @stats: per-CPU counters of the IAs open on it (see kdapl_stats.c)
  *
  * Names are written only under the registry lock; readers copy them out
  * under the same lock.
@@ -69,7 +71,94 @@ struct kdapl_adapter {
 	char netdev_name[IFNAMSIZ];
 	char name[KDAPL_IA_NAME_MAX];
 	struct device *sysdev;
+	struct kdapl_stats __percpu *stats;
 };
+
+/**
+ * enum kdapl_stat - the counters of an adapter
+ * @KDAPL_STAT_POSTS_SEND: sends posted (with or without invalidation)
+ * @KDAPL_STAT_POSTS_RDMA_WRITE: RDMA Writes posted
+ * @KDAPL_STAT_POSTS_RDMA_READ: RDMA Reads posted
+ * @KDAPL_STAT_POSTS_RECV: receives posted to EPs
+ * @KDAPL_STAT_POSTS_OTHER: other work requests posted (RMR binds)
+ * @KDAPL_STAT_POST_ERRORS: posts to an EP of the adapter that were refused
+ * @KDAPL_STAT_COMPLETIONS: DTO and bind completions that succeeded
+ * @KDAPL_STAT_COMPLETION_ERRORS: those that did not, flushed ones included
+ * @KDAPL_STAT_CONNECTION_EVENTS: events of the connection EVDs
+ * @KDAPL_STAT_CONNECTION_REQUESTS: connection requests to service points
+ * @KDAPL_STAT_ASYNC_EVENTS: events of the async EVDs
+ * @KDAPL_STAT_EVD_OVERFLOWS: events refused by a full EVD
+ * @KDAPL_STAT_NR: how many there are
+ *
+ * The first four follow the order of DAT_DTOS (kdapl_stat_post()).
+ */
+enum kdapl_stat {
+	KDAPL_STAT_POSTS_SEND,
+	KDAPL_STAT_POSTS_RDMA_WRITE,
+	KDAPL_STAT_POSTS_RDMA_READ,
+	KDAPL_STAT_POSTS_RECV,
+	KDAPL_STAT_POSTS_OTHER,
+	KDAPL_STAT_POST_ERRORS,
+	KDAPL_STAT_COMPLETIONS,
+	KDAPL_STAT_COMPLETION_ERRORS,
+	KDAPL_STAT_CONNECTION_EVENTS,
+	KDAPL_STAT_CONNECTION_REQUESTS,
+	KDAPL_STAT_ASYNC_EVENTS,
+	KDAPL_STAT_EVD_OVERFLOWS,
+	KDAPL_STAT_NR
+};
+
+/**
+ * struct kdapl_stats - one CPU's copy of an adapter's counters
+ * @count: by enum kdapl_stat; unsigned long so that readers never see
+ *	half an update
+ */
+struct kdapl_stats {
+	unsigned long count[KDAPL_STAT_NR];
+};
+
+extern const struct attribute_group kdapl_stats_group;
+
+struct kdapl_stats __percpu *kdapl_stats_alloc(void);
+void kdapl_stats_free(struct kdapl_stats __percpu *stats);
+unsigned long kdapl_stats_sum(const struct kdapl_adapter *adapter,
+			      enum kdapl_stat id);
+void kdapl_stats_init(void);
+
+/**
+ * kdapl_stat_inc() - count one occurrence on an adapter
+ * @adapter: the adapter of the IA where it happened
+ * @id: what happened
+ *
+ * Context: any context; this CPU's copy only, so no lock and no atomic.
+ */
+static inline void kdapl_stat_inc(struct kdapl_adapter *adapter,
+				  enum kdapl_stat id)
+{
+	this_cpu_inc(adapter->stats->count[id]);
+}
+
+/**
+ * kdapl_stat_post() - count a post of a DTO operation
+ * @adapter: the adapter of the EP
+ * @op: DAT_DTO_* operation posted
+ * @ret: what the post returned
+ */
+static inline void kdapl_stat_post(struct kdapl_adapter *adapter, DAT_DTOS op,
+				   DAT_RETURN ret)
+{
+	static_assert(KDAPL_STAT_POSTS_SEND == (int)DAT_DTO_SEND &&
+		      KDAPL_STAT_POSTS_RDMA_WRITE == (int)DAT_DTO_RDMA_WRITE &&
+		      KDAPL_STAT_POSTS_RDMA_READ == (int)DAT_DTO_RDMA_READ &&
+		      KDAPL_STAT_POSTS_RECV == (int)DAT_DTO_RECEIVE);
+
+	if (unlikely(ret))
+		kdapl_stat_inc(adapter, KDAPL_STAT_POST_ERRORS);
+	else if (likely((unsigned int)op <= DAT_DTO_RECEIVE))
+		kdapl_stat_inc(adapter, (enum kdapl_stat)op);
+	else
+		kdapl_stat_inc(adapter, KDAPL_STAT_POSTS_OTHER);
+}
 
 /**
  * struct kdapl_registry - the adapters the module knows about

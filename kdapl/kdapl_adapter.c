@@ -127,6 +127,11 @@ kdapl_adapter_create(const char *ibdev_name, u32 port,
 		kfree(adapter);
 		return ERR_PTR(ret);
 	}
+	adapter->stats = kdapl_stats_alloc();
+	if (!adapter->stats) {
+		kfree(adapter);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	kref_init(&adapter->ref);
 	INIT_LIST_HEAD(&adapter->entry);
@@ -144,7 +149,11 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_adapter_create);
 
 static void kdapl_adapter_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct kdapl_adapter, ref));
+	struct kdapl_adapter *adapter =
+		container_of(ref, struct kdapl_adapter, ref);
+
+	kdapl_stats_free(adapter->stats);
+	kfree(adapter);
 }
 
 /**

@@ -537,6 +537,7 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 		data->private_data_size = conn->pd_size;
 		data->private_data = conn->pd;
 	}
+	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
 	kdapl_evd_post(ep->connect_evd, &event);
 }
 

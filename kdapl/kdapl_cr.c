@@ -107,6 +107,7 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
 	data->conn_qual = cr->conn_qual;
 	data->cr_handle = kdapl_object_handle(&cr->obj);
 	data->truncate_flag = DAT_FALSE;
+	kdapl_stat_inc(sp->obj.ia->adapter, KDAPL_STAT_CONNECTION_REQUESTS);
 	kdapl_evd_post(sp->evd, &event);
 }
 

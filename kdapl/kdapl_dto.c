@@ -322,6 +322,8 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 		return false;
 	if (unlikely(flags & KDAPL_DTO_DEAD))
 		status = DAT_DTO_ERR_LOCAL_PROTECTION;
+	kdapl_stat_inc(ep->obj.ia->adapter, likely(status == DAT_DTO_SUCCESS) ?
+		       KDAPL_STAT_COMPLETIONS : KDAPL_STAT_COMPLETION_ERRORS);
 	if (status == DAT_DTO_SUCCESS && (flags & KDAPL_DTO_QUIET))
 		return false;
 	if (unlikely(flags & KDAPL_DTO_BIND)) {
@@ -1468,6 +1470,7 @@ DAT_RETURN kdapl_ep_post_recv(struct kdapl_owner *owner,
 	s->length = total;
 	ret = kdapl_dto_recv_commit(ep, r, s);
 unlock:
+	kdapl_stat_post(ep->obj.ia->adapter, DAT_DTO_RECEIVE, ret);
 	spin_unlock_irqrestore(&ep->lock, flags);
 out:
 	rcu_read_unlock();
@@ -1829,6 +1832,7 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	}
 	q->head++;
 unlock:
+	kdapl_stat_post(ep->obj.ia->adapter, req->op, ret);
 	spin_unlock_irqrestore(&ep->lock, flags);
 out:
 	rcu_read_unlock();
@@ -2359,6 +2363,7 @@ DAT_RETURN kdapl_dto_post_bind(struct kdapl_ep *ep, struct kdapl_rmr *rmr,
 	}
 	q->head += need;
 unlock:
+	kdapl_stat_post(ep->obj.ia->adapter, DAT_DTO_BIND_MW, ret);
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	trace_kdapl_dto_post((u64)(uintptr_t)kdapl_object_handle(&ep->obj),
 			     reg_mr ? DAT_DTO_BIND_MW : KDAPL_DTO_OP_UNBIND,

@@ -199,6 +199,7 @@ static int kdapl_evd_queue(struct kdapl_evd *evd, const DAT_EVENT *event,
 
 static void kdapl_evd_report_overflow(struct kdapl_evd *evd)
 {
+	kdapl_stat_inc(evd->obj.ia->adapter, KDAPL_STAT_EVD_OVERFLOWS);
 	kdapl_ia_async_event(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
 			     kdapl_object_handle(&evd->obj),
 			     DAT_EVD_OVERFLOW_ERROR);

@@ -187,6 +187,7 @@ void kdapl_ia_async_event(struct kdapl_ia *ia, DAT_EVENT_NUMBER number,
 
 	event.event_data.asynch_error_event_data.dat_handle = handle;
 	event.event_data.asynch_error_event_data.reason = reason;
+	kdapl_stat_inc(ia->adapter, KDAPL_STAT_ASYNC_EVENTS);
 	kdapl_evd_post(evd, &event);
 	kdapl_object_put(&evd->obj);
 }

@@ -143,6 +143,9 @@ static void kdapl_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_dec(&srq->posted);
 	spin_unlock_irqrestore(&srq->lock, flags);
 
+	kdapl_stat_inc(srq->obj.ia->adapter,
+		       wc->status == IB_WC_SUCCESS && !dead ?
+		       KDAPL_STAT_COMPLETIONS : KDAPL_STAT_COMPLETION_ERRORS);
 	kdapl_srq_report(cq, wc, cookie, dead);
 }
 
@@ -756,6 +759,7 @@ DAT_RETURN kdapl_srq_post_recv(struct kdapl_owner *owner,
 	recv->posted = true;
 	atomic_inc(&srq->posted);
 unlock:
+	kdapl_stat_post(srq->obj.ia->adapter, DAT_DTO_RECEIVE, ret);
 	spin_unlock_irqrestore(&srq->lock, flags);
 put:
 	kdapl_object_put(&srq->obj);

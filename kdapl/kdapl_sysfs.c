@@ -136,7 +136,16 @@ static struct attribute *kdapl_adapter_attrs[] = {
 	&dev_attr_ias.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(kdapl_adapter);
+
+static const struct attribute_group kdapl_adapter_group = {
+	.attrs = kdapl_adapter_attrs,
+};
+
+static const struct attribute_group *kdapl_adapter_groups[] = {
+	&kdapl_adapter_group,
+	&kdapl_stats_group,
+	NULL,
+};
 
 /**
  * kdapl_sysfs_add() - show an adapter in sysfs
@@ -205,6 +214,7 @@ void kdapl_sysfs_del(struct kdapl_adapter *adapter)
  */
 int kdapl_sysfs_init(void)
 {
+	kdapl_stats_init();
 	kdapl_class = class_create(THIS_MODULE, "kdapl");
 	return PTR_ERR_OR_ZERO(kdapl_class);
 }

@@ -7,6 +7,8 @@
  *                                   dat.conf lines for the present IAs
  *   kdaplctl objects [--json]       live objects, open files, pinned pages,
  *                                   and what each owner has
+ *   kdaplctl stats [--json] [IA...] counters of posts, completions, events
+ *                                   and errors, per IA
  *
  * The IAs come from /sys/class/kdapl (one directory per IA), the objects
  * from debugfs (root only).  See kdaplctl(8).
@@ -29,6 +31,7 @@
 #define BLOCK_BEGIN	"# BEGIN kdapl: written by kdaplctl dat-conf --install"
 #define BLOCK_END	"# END kdapl"
 #define MAX_IAS		256
+#define MAX_STATS	64
 #define VAL_MAX		256
 
 static const char *const ia_attrs[] = {
@@ -322,6 +325,107 @@ static int cmd_objects(int argc, char **argv)
 	return show_owners();
 }
 
+/* Is IA @name among the @argc names of @argv (all IAs if there are none)? */
+static bool ia_wanted(const char *name, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return argc < 2;
+}
+
+static int no_dot(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/*
+ * The counter names of the first IA's stats/ directory, sorted; every IA
+ * has the same.  Returns how many, 0 if there is no IA.
+ */
+static int stat_names(const struct ia *ias, int n, char names[][VAL_MAX])
+{
+	struct dirent **list;
+	char path[512];
+	int i, count;
+
+	if (!n)
+		return 0;
+	snprintf(path, sizeof(path), CLASS_DIR "/%s/stats", ias[0].name);
+	count = scandir(path, &list, no_dot, alphasort);
+	if (count < 0)
+		return 0;
+	for (i = 0; i < count; i++) {
+		if (i < MAX_STATS)
+			snprintf(names[i], VAL_MAX, "%.200s", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return count < MAX_STATS ? count : MAX_STATS;
+}
+
+static void stat_value(const char *ia, const char *name, char *buf)
+{
+	char attr[VAL_MAX + 8];
+
+	snprintf(attr, sizeof(attr), "stats/%s", name);
+	read_attr(ia, attr, buf);
+	if (!buf[0])
+		snprintf(buf, VAL_MAX, "0");
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	static char names[MAX_STATS][VAL_MAX], val[VAL_MAX];
+	static struct ia ias[MAX_IAS];
+	int i, j, n, m, shown = 0;
+
+	n = read_ias(ias);
+	if (n < 0)
+		return no_kdapl();
+	/* Keep the wanted IAs only, in order. */
+	for (i = 0, m = 0; i < n; i++)
+		if (ia_wanted(ias[i].name, argc, argv))
+			ias[m++] = ias[i];
+	n = m;
+	if (argc > 1 && n != argc - 1) {
+		fprintf(stderr, "kdaplctl: no such IA among %s\n", CLASS_DIR);
+		return 1;
+	}
+	m = stat_names(ias, n, names);
+	if (json) {
+		printf("{");
+		for (i = 0; i < n; i++) {
+			printf("%s", shown++ ? ", " : "");
+			json_str(ias[i].name);
+			printf(": {");
+			for (j = 0; j < m; j++) {
+				stat_value(ias[i].name, names[j], val);
+				printf("%s\"%s\": %s", j ? ", " : "", names[j],
+				       val);
+			}
+			printf("}");
+		}
+		printf("}\n");
+		return 0;
+	}
+	printf("%-20s", "COUNTER");
+	for (i = 0; i < n; i++)
+		printf(" %14s", ias[i].name);
+	printf("\n");
+	for (j = 0; j < m; j++) {
+		printf("%-20s", names[j]);
+		for (i = 0; i < n; i++) {
+			stat_value(ias[i].name, names[j], val);
+			printf(" %14s", val);
+		}
+		printf("\n");
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -332,6 +436,8 @@ static const struct {
 	  "dat.conf lines for the IAs; --install [FILE] or --remove [FILE]" },
 	{ "objects", cmd_objects,
 	  "live objects, open files, pinned pages; per owner (root)" },
+	{ "stats", cmd_stats,
+	  "counters of posts, completions, events and errors; [IA...]" },
 };
 
 static int show_help(void)

@@ -9,8 +9,10 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpu.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "kdapl.h"
 
@@ -120,6 +122,59 @@ static void kdapl_create_test(struct kunit *test)
 	adapter = kdapl_adapter_create("rxe0", 0, "eth0",
 				       KDAPL_TRANSPORT_ROCE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(adapter), -EINVAL);
+}
+
+static long kdapl_stats_inc_here(void *arg)
+{
+	kdapl_stat_inc(arg, KDAPL_STAT_ASYNC_EVENTS);
+	return 0;
+}
+
+/* Posts count by operation, refusals apart; copies of all CPUs add up. */
+static void kdapl_stats_test(struct kunit *test)
+{
+	static const struct {
+		DAT_DTOS op;
+		enum kdapl_stat id;
+	} posts[] = {
+		{ DAT_DTO_SEND, KDAPL_STAT_POSTS_SEND },
+		{ DAT_DTO_RDMA_WRITE, KDAPL_STAT_POSTS_RDMA_WRITE },
+		{ DAT_DTO_RDMA_READ, KDAPL_STAT_POSTS_RDMA_READ },
+		{ DAT_DTO_RECEIVE, KDAPL_STAT_POSTS_RECV },
+		{ DAT_DTO_BIND_MW, KDAPL_STAT_POSTS_OTHER },
+	};
+	struct kdapl_adapter *adapter;
+	enum kdapl_stat id;
+	unsigned int i;
+	int cpu, cpus = 0;
+
+	adapter = kdapl_adapter_create("rxe0", 1, "eth0",
+				       KDAPL_TRANSPORT_ROCE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, adapter);
+	for (id = 0; id < KDAPL_STAT_NR; id++)
+		KUNIT_EXPECT_EQ(test, kdapl_stats_sum(adapter, id), 0ul);
+	for (i = 0; i < ARRAY_SIZE(posts); i++) {
+		kdapl_stat_post(adapter, posts[i].op, DAT_SUCCESS);
+		kdapl_stat_post(adapter, posts[i].op,
+				dat_error(DAT_INVALID_STATE, 0));
+		KUNIT_EXPECT_EQ(test, kdapl_stats_sum(adapter, posts[i].id),
+				1ul);
+	}
+	KUNIT_EXPECT_EQ(test, kdapl_stats_sum(adapter, KDAPL_STAT_POST_ERRORS),
+			(unsigned long)ARRAY_SIZE(posts));
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, kdapl_stats_inc_here,
+						  adapter), 0);
+		cpus++;
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, kdapl_stats_sum(adapter, KDAPL_STAT_ASYNC_EVENTS),
+			(unsigned long)cpus);
+	KUNIT_EXPECT_EQ(test, kdapl_stats_sum(adapter, KDAPL_STAT_COMPLETIONS),
+			0ul);
+	kdapl_adapter_put(adapter);
 }
 
 static struct kdapl_registry *kdapl_test_registry(struct kunit *test)
@@ -292,6 +347,7 @@ static struct kunit_case kdapl_adapter_cases[] = {
 	KUNIT_CASE(kdapl_longest_name_test),
 	KUNIT_CASE(kdapl_transport_name_test),
 	KUNIT_CASE(kdapl_create_test),
+	KUNIT_CASE(kdapl_stats_test),
 	KUNIT_CASE_PARAM(kdapl_lookup_test, kdapl_lookup_gen_params),
 	KUNIT_CASE(kdapl_lookup_precedence_test),
 	KUNIT_CASE(kdapl_duplicate_test),

@@ -3,7 +3,8 @@
 # kdaplctl and the sysfs attributes it reads: list (text and --json)
 # with the address, state and open IAs of each adapter, dat-conf printed
 # and installed into a dat.conf idempotently and removed again, and
-# objects with their owners.  ias.sh checks the adapters in sysfs as
+# objects with their owners, and stats counting what a uDAPL program
+# did.  ias.sh checks the adapters in sysfs as
 # devices come, go and are renamed.
 
 . /usr/lib/kdapl/lib.sh
@@ -31,6 +32,31 @@ kdaplctl --json objects |
 # ib_core names PDs, CQs and MRs after the module that made them.
 rdma resource show pd | grep -q 'comm \[kdapl\]' ||
 	die "no PD of kdapl in rdma resource show: $(rdma resource show pd)"
+
+# stats: shim_test posts one receive, one send, a send with a bad LMR
+# context, 400 RDMA Writes and one RDMA Read, and each completes; it
+# makes five connections, each with its events on both sides.
+stats() {
+	kdaplctl stats rxe0-1-eth0 | awk '{ printf "%s=%s ", $1, $2 }'
+}
+dat_conf /tmp/kdapl-dat.conf
+before=$(stats)
+check shim_test rxe0-1 >/tmp/kdaplctl-shim.log
+after=$(stats)
+info "before: $before"
+info "after: $after"
+for c in posts_send=1 posts_recv=1 posts_rdma_write=400 posts_rdma_read=1 \
+	posts_other=0 post_errors=1 completions=403 completion_errors=0 \
+	connection_requests=5 connection_events=19 async_events=0 \
+	evd_overflows=0; do
+	b=$(echo "$before" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
+	a=$(echo "$after" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
+	[ -n "$a" ] && [ -n "$b" ] || die "no counter ${c%=*}"
+	expect_eq "$((a - b))" "${c#*=}" "${c%=*} by shim_test"
+done
+kdaplctl --json stats | grep -q '^{"rxe0-1-eth0": {"async_events": [0-9]*, "completion_errors": 0, "completions": [0-9]*, ' ||
+	die "stats --json: $(kdaplctl --json stats)"
+kdaplctl stats nosuch 2>/dev/null && die "stats of an unknown IA"
 
 # A process's objects are listed under its pid and command, with the
 # numbers of its QPs.
