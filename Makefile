@@ -36,7 +36,7 @@ KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 	uninstall-shim install-tools uninstall-tools install-headers \
 	uninstall-headers install-man \
 	uninstall-man install-data uninstall-data install-dkms uninstall-dkms \
-	deb htmldocs
+	deb htmldocs samples
 
 all: modules shim kdaplctl user
 
@@ -56,6 +56,12 @@ user:
 	$(MAKE) -C tests/user/udat-bench
 	$(MAKE) -C tests/fuzz
 	$(MAKE) -C tests/user/asuser
+
+# The README's first steps: a kDAT consumer built out of tree against
+# this tree's Module.symvers, and a uDAPL program.
+samples: modules
+	$(MAKE) -C samples/kdat_hello KDIR=$(KDIR) KDAPL=$(CURDIR)
+	$(MAKE) -C samples/udat_hello
 
 # Kbuild cannot put objects of an external module elsewhere than its
 # source, so the builds against the debug kernels work on a copy.

@@ -94,6 +94,7 @@ run build/distro-W1 build_distro
 
 run build/shim make shim
 run build/user make user
+run build/samples make samples W=1
 
 # --- Packages and documentation -----------------------------------------
 # The Debian packages built, linted, installed on this host (DKMS builds
@@ -124,7 +125,7 @@ if [ -n "$debug_dir" ]; then
 	while read -r f; do
 		case $f in
 		include/rdma/kdat*.h) ignore=--ignore=NEW_TYPEDEFS ;;
-		udapl-shim/* | tests/user/* | tests/fuzz/*)
+		udapl-shim/* | tests/user/* | tests/fuzz/* | samples/udat_hello/*)
 			# Debian's DAT types, which checkpatch cannot know.
 			ignore=--typedefsfile=udapl-shim/checkpatch.typedefs ;;
 		*) ignore= ;;

@@ -34,7 +34,8 @@ shift
 case $kernel in
 distro)
 	make -s modules KDAPL_TESTS=1 >&2
-	mods=(--mods kdapl --mods tests/kmod)
+	make -s samples >&2
+	mods=(--mods kdapl --mods tests/kmod --mods samples/kdat_hello)
 	;;
 debug | kcsan)
 	make -s "$kernel-modules" >&2
@@ -55,7 +56,8 @@ user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/shim_unplug
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl
-      --bin build/user/asuser
+      --bin build/user/asuser --bin samples/udat_hello/udat_hello
+      --bin /usr/bin/udevadm --file dist/60-kdapl.rules:/usr/lib/kdapl/60-kdapl.rules
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
       --bin /usr/bin/stdbuf

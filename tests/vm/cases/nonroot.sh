@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /dev/kdapl for users other than root, as the packages set it up: the
-# udev rule gives the node to group rdma with mode 0660 (done here by
-# hand: the guest runs no udev).  A user outside the group cannot open
-# it; a user in the group runs dtest client and server over udapl-shim;
+# package's udev rule, applied by Debian's systemd-udevd started here,
+# gives the node to group rdma with mode 0660.  A user outside the group
+# cannot open it; a user in the group runs the README's udat_hello, and
+# dtest client and server, over udapl-shim;
 # the same user with a small RLIMIT_MEMLOCK is refused the registration
 # cleanly, and nothing is left.
 
@@ -21,10 +22,17 @@ as() {
 	asuser "$_u" "$_g" sh -c "ulimit -l $_l && exec \"\$@\"" sh "$@"
 }
 
+# udev: the rule names the group, which must exist when udevd reads it.
+grep -q '^rdma:' /etc/group 2>/dev/null || echo "rdma:x:$RDMA_GID:" >>/etc/group
+mkdir -p /etc/udev/rules.d /run/udev
+cp /usr/lib/kdapl/60-kdapl.rules /etc/udev/rules.d/
+ln -sf "$(command -v udevadm)" /tmp/systemd-udevd
+check /tmp/systemd-udevd --daemon
+
 kdapl_load
 rdma_add rxe
-chgrp "$RDMA_GID" /dev/kdapl
-chmod 0660 /dev/kdapl
+check udevadm trigger --action=add --settle /sys/class/misc/kdapl
+expect_eq "$(stat -c %g:%a /dev/kdapl)" "$RDMA_GID:660" "/dev/kdapl after udev"
 conf=/tmp/nonroot-dat.conf
 dat_conf "$conf"
 chmod 0644 "$conf"
@@ -33,6 +41,12 @@ info "outside group rdma: no access"
 if as "$OUTSIDE" "$OUTSIDE" 65536 sh -c 'exec 3<>/dev/kdapl'; then
 	die "uid $OUTSIDE opened /dev/kdapl"
 fi
+
+info "in group rdma: the README's uDAPL program"
+check as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 udat_hello rxe0-1
+as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 udat_hello rxe0-1 |
+	grep -q '^rxe0-1: provider rxe0-1, adapter rxe0-1-eth0, address 10\.0\.2\.15$' ||
+	die "udat_hello: $(as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 udat_hello rxe0-1)"
 
 info "in group rdma: dtest over udapl-shim"
 as "$INSIDE" "$INSIDE,$RDMA_GID" 65536 \
@@ -62,3 +76,4 @@ grep -q 'INSUFFICIENT_RESOURCES' /tmp/nr-l.log ||
 check kdapl_nothing_left 20
 rdma_del rxe0
 kdapl_unload
+udevadm control --exit
