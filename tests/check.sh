@@ -167,10 +167,11 @@ dkms=()
 if [ -f build/pkg/kdapl-dkms.ko ]; then
 	dkms=(--file "build/pkg/kdapl-dkms.ko:/lib/modules/$(make -s print-kver)/updates/dkms/kdapl.ko")
 fi
-# Distro only: the package's module, and non-root use (no kernel
-# debugging needed to see who may open the device).
+# Distro only: the package's module, non-root use (no kernel debugging
+# needed to see who may open the device), and the README's samples
+# (built for Debian's kernel, as a reader builds them).
 tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests dkms \
-	nonroot ||
+	nonroot samples ||
 	echo "distro VM tests failed"
 if [ -n "$debug_dir" ]; then
 	section "debug VM"
