@@ -3,11 +3,12 @@
 #
 # make stress: the full-length reliability runs in the debug VM (KASAN,
 # lockdep, kmemleak, hung-task detection): the /dev/kdapl fuzzer for a
-# million calls and a thousand workloads killed with SIGKILL.  make
-# check runs short versions of the same cases.  Not part of make check:
-# see Documentation/reliability.rst.
+# million calls, a thousand workloads killed with SIGKILL, and ten
+# minutes of soak (8 processes of 32 connected EPs).  make check runs
+# short versions of the same cases.  Not part of make check: see
+# Documentation/reliability.rst.
 #
-#   make stress [STRESS_CALLS=N] [STRESS_KILLS=N]
+#   make stress [STRESS_CALLS=N] [STRESS_KILLS=N] [STRESS_SOAK=SECONDS]
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +16,7 @@ cd "$top" || exit 1
 
 calls=${STRESS_CALLS:-1000000}
 kills=${STRESS_KILLS:-1000}
+soak=${STRESS_SOAK:-600}
 out=build/stress
 mkdir -p "$out"
 results=$out/results.txt
@@ -22,6 +24,7 @@ results=$out/results.txt
 
 printf 'CALLS=%s\nSECONDS_MAX=7200\n' "$calls" >"$out/fuzz.conf"
 printf 'ROUNDS=%s\n' "$kills" >"$out/kill9.conf"
+printf 'PROCS=8\nEPS=32\nSOAK_SECONDS=%s\n' "$soak" >"$out/soak.conf"
 
 bash tests/setup.sh || exit 1
 tests/vm/debug-kernel.sh >/dev/null || exit 1
@@ -29,7 +32,8 @@ tests/run-vm.sh --results "$results" --mem 4096 \
 	--test-timeout 14400 --timeout 18000 \
 	--file "$out/fuzz.conf:/etc/kdapl-fuzz.conf" \
 	--file "$out/kill9.conf:/etc/kdapl-kill9.conf" \
-	debug fuzz kill9
+	--file "$out/soak.conf:/etc/kdapl-soak.conf" \
+	debug fuzz kill9 soak
 cat "$results"
 p=$(grep -c '^PASS' "$results")
 f=$(grep -c '^FAIL' "$results")
