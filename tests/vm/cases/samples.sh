@@ -26,6 +26,13 @@ check udat_hello rxe0-1
 udat_hello nosuch 2>/tmp/samples.err && die "udat_hello opened nosuch"
 grep -q 'udat_hello: dat_ia_open: 0x' /tmp/samples.err ||
 	die "udat_hello: $(cat /tmp/samples.err)"
+# In dat.conf, but an IA kdapl does not have: the shim's own answer,
+# DAT_PROVIDER_NOT_FOUND with DAT_NAME_NOT_REGISTERED (shim.rst).
+echo 'nosuch0-1 u2.0 nonthreadsafe default /usr/lib/kdapl/libdaplkdapl.so.2 dapl.2.0 "nosuch0-1" ""' \
+	>>/tmp/samples-dat.conf
+udat_hello nosuch0-1 2>/tmp/samples.err && die "udat_hello opened nosuch0-1"
+expect_eq "$(cat /tmp/samples.err)" "udat_hello: dat_ia_open: 0x800a0064" \
+	"an IA kdapl does not have"
 kdapl_nothing_left 10 || die "objects left"
 rdma_del rxe0
 kdapl_unload
