@@ -21,8 +21,8 @@
 running_kdir := /lib/modules/$(shell uname -r)/build
 debian_kver := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
 		 2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
-KDIR ?= $(if $(wildcard $(running_kdir)),$(running_kdir),\
-	     /usr/src/linux-headers-$(debian_kver))
+KDIR ?= $(strip $(if $(wildcard $(running_kdir)),$(running_kdir),\
+	     /usr/src/linux-headers-$(debian_kver)))
 
 # Where the debug kernels of the test bench are; see
 # tests/vm/debug-kernel.sh.
@@ -61,6 +61,7 @@ user:
 # this tree's Module.symvers, and a uDAPL program.
 samples: modules
 	$(MAKE) -C samples/kdat_hello KDIR=$(KDIR) KDAPL=$(CURDIR)
+	test -f samples/kdat_hello/kdat_hello.ko
 	$(MAKE) -C samples/udat_hello
 
 # Kbuild cannot put objects of an external module elsewhere than its
