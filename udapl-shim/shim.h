@@ -32,6 +32,8 @@
  * @ia: the IA the object belongs to (itself for an IA)
  * @id: the object's id in the IA's /dev/kdapl file
  * @context: the consumer context (dat_set_consumer_context())
+ * @next: the next object of the same IA, newest first (not for an IA)
+ * @prev: the previous one
  */
 struct shim_obj {
 	const DAT_PROVIDER *provider;
@@ -40,6 +42,7 @@ struct shim_obj {
 	struct shim_ia *ia;
 	__u32 id;
 	DAT_CONTEXT context;
+	struct shim_obj *next, *prev;
 };
 
 /**
@@ -81,6 +84,7 @@ struct shim_cno {
  * @obj: handle head
  * @fd: the file
  * @async_evd: the async EVD the kernel created with the IA
+ * @objs: its live objects, newest first (see shim_ia_forget())
  * @addr: the IA address, for DAT_IA_ATTR.ia_address_ptr
  * @doorbells: post doorbells rung (system calls of the posting path)
  * @max_message_size: the IA's largest message, which every EP gets
@@ -93,6 +97,7 @@ struct shim_ia {
 	struct shim_obj obj;
 	int fd;
 	struct shim_evd *async_evd;
+	struct shim_obj *objs;
 	struct sockaddr_storage addr;
 	unsigned long doorbells;
 	__u64 max_message_size;
@@ -269,6 +274,7 @@ DAT_RETURN shim_ep_reset(DAT_EP_HANDLE ep);
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
 
 void shim_post_unmap(struct shim_ep *ep);
+void shim_cno_forget(struct shim_cno *cno);
 DAT_RETURN shim_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 			     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 			     DAT_COMPLETION_FLAGS flags);
@@ -321,6 +327,7 @@ DAT_RETURN shim_lmr_free(DAT_LMR_HANDLE lmr);
 int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
 		 __u64 offset, DAT_COUNT qlen, DAT_EVD_FLAGS flags);
 void shim_evd_unmap(struct shim_evd *evd);
+void shim_evd_forget(struct shim_evd *evd);
 DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia, DAT_COUNT qlen,
 			   DAT_CNO_HANDLE cno, DAT_EVD_FLAGS flags,
 			   DAT_EVD_HANDLE *evd);

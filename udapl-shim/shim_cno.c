@@ -112,6 +112,17 @@ DAT_RETURN shim_cno_query(DAT_CNO_HANDLE handle, DAT_CNO_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
+/**
+ * shim_cno_forget() - close the descriptor of a CNO its IA's close freed
+ * @cno: the CNO, whose handle is dead (see shim_ia_forget())
+ */
+void shim_cno_forget(struct shim_cno *cno)
+{
+	if (cno->fd >= 0)
+		close(cno->fd);
+	cno->fd = -1;
+}
+
 DAT_RETURN shim_cno_free(DAT_CNO_HANDLE handle)
 {
 	struct shim_cno *cno = shim_cno_get(handle);

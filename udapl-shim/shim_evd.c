@@ -13,6 +13,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -62,6 +63,17 @@ void shim_evd_unmap(struct shim_evd *evd)
 	shim_obj_free(&evd->obj);
 }
 
+/**
+ * shim_evd_forget() - unmap the ring of an EVD its IA's close freed
+ * @evd: the EVD, whose handle is dead (see shim_ia_forget())
+ */
+void shim_evd_forget(struct shim_evd *evd)
+{
+	if (evd->hdr)
+		munmap(evd->hdr, evd->map_size);
+	evd->hdr = NULL;
+}
+
 static struct shim_evd *shim_evd_get(DAT_EVD_HANDLE handle)
 {
 	return (struct shim_evd *)shim_obj_get(handle, DAT_HANDLE_TYPE_EVD);
@@ -100,7 +112,11 @@ static void shim_evd_conn_pdata(const struct kdapl_uevent *u,
 	conn->private_data = ep->pdata;
 }
 
-static void shim_evd_convert(struct shim_evd *evd,
+/*
+ * The DAT_EVENT of a ring event.  Returns false if the shim has no
+ * memory for the CR handle a connection request needs.
+ */
+static bool shim_evd_convert(struct shim_evd *evd,
 			     const struct kdapl_uevent *u,
 			     const struct kdapl_uevent_ext *x, DAT_EVENT *e)
 {
@@ -125,6 +141,8 @@ static void shim_evd_convert(struct shim_evd *evd,
 			(DAT_IA_ADDRESS_PTR)&evd->obj.ia->addr;
 		cr->conn_qual = u->data[0];
 		cr->cr_handle = shim_cr_from_event(evd->obj.ia, u, x);
+		if (u->new_id && !cr->cr_handle)
+			return false;
 		break;
 	case DAT_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_CONNECTION_EVENT_PEER_REJECTED:
@@ -153,18 +171,25 @@ static void shim_evd_convert(struct shim_evd *evd,
 	default:
 		break;
 	}
+	return true;
 }
 
-/* Take the oldest event; the ring must hold one. */
-static void shim_evd_pop(struct shim_evd *evd, DAT_EVENT *event)
+/*
+ * Take the oldest event; the ring must hold one.  Without memory for
+ * what the event brings, it stays in the ring for the next call.
+ */
+static DAT_RETURN shim_evd_pop(struct shim_evd *evd, DAT_EVENT *event)
 {
 	__u32 head = evd->hdr->head;
 	__u32 slot = head & (evd->hdr->entries - 1);
 
-	shim_evd_convert(evd, &evd->ev[slot],
-			 evd->ext ? &evd->ext[slot] : NULL, event);
+	if (!shim_evd_convert(evd, &evd->ev[slot],
+			      evd->ext ? &evd->ext[slot] : NULL, event))
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
 	/* The slot is read before the kernel may reuse it. */
 	__atomic_store_n(&evd->hdr->head, head + 1, __ATOMIC_RELEASE);
+	return DAT_SUCCESS;
 }
 
 DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE handle, DAT_EVENT *event)
@@ -181,8 +206,7 @@ DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE handle, DAT_EVENT *event)
 	 */
 	if (!shim_evd_count(evd))
 		return DAT_QUEUE_EMPTY;
-	shim_evd_pop(evd, event);
-	return DAT_SUCCESS;
+	return shim_evd_pop(evd, event);
 }
 
 DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
@@ -211,10 +235,10 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 			return ret;
 		}
 	}
-	shim_evd_pop(evd, event);
+	ret = shim_evd_pop(evd, event);
 	if (nmore)
-		*nmore = n - 1;
-	return DAT_SUCCESS;
+		*nmore = ret == DAT_SUCCESS ? n - 1 : n;
+	return ret;
 }
 
 DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE handle, const DAT_EVENT *event)

@@ -55,6 +55,12 @@ void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia)
 	obj->ia = ia ? ia : (struct shim_ia *)obj;
 	obj->provider = ia ? ia->obj.provider : NULL;
 	obj->magic = SHIM_MAGIC;
+	if (ia) {
+		obj->next = ia->objs;
+		if (ia->objs)
+			ia->objs->prev = obj;
+		ia->objs = obj;
+	}
 	return obj;
 }
 
@@ -64,6 +70,14 @@ void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia)
  */
 void shim_obj_free(struct shim_obj *obj)
 {
+	if (obj->ia != (struct shim_ia *)obj) {
+		if (obj->prev)
+			obj->prev->next = obj->next;
+		else if (obj->ia->objs == obj)
+			obj->ia->objs = obj->next;
+		if (obj->next)
+			obj->next->prev = obj->prev;
+	}
 	obj->magic = 0;
 	free(obj);
 }

@@ -101,6 +101,8 @@ DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	if (ret == DAT_SUCCESS)
 		ret = shim_ia_fetch_addr(ia);
 	if (ret != DAT_SUCCESS) {
+		if (ia->async_evd)
+			shim_evd_unmap(ia->async_evd);
 		if (ia->fd >= 0)
 			close(ia->fd);
 		shim_obj_free(&ia->obj);
@@ -218,6 +220,33 @@ DAT_RETURN shim_ia_query(DAT_IA_HANDLE handle, DAT_EVD_HANDLE *async_evd,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The kernel closed the IA: the objects the consumer still held (an
+ * abrupt close) are gone there.  Their rings are unmapped and their
+ * descriptors closed, since a mapping keeps the IA's file, and with it
+ * kernel memory, alive until the process exits.  Their handles stay
+ * allocated but dead: a consumer that uses one gets DAT_INVALID_HANDLE
+ * (their memory is the consumer's to leak, as DAT allows).
+ */
+static void shim_ia_forget(struct shim_ia *ia)
+{
+	struct shim_obj *obj, *next;
+
+	for (obj = ia->objs; obj; obj = next) {
+		next = obj->next;
+		if (obj->type == DAT_HANDLE_TYPE_EVD)
+			shim_evd_forget((struct shim_evd *)obj);
+		else if (obj->type == DAT_HANDLE_TYPE_EP)
+			shim_post_unmap((struct shim_ep *)obj);
+		else if (obj->type == DAT_HANDLE_TYPE_CNO)
+			shim_cno_forget((struct shim_cno *)obj);
+		obj->magic = 0;
+		obj->next = NULL;
+		obj->prev = NULL;
+	}
+	ia->objs = NULL;
+}
+
 DAT_RETURN shim_ia_close(DAT_IA_HANDLE handle, DAT_CLOSE_FLAGS flags)
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(handle,
@@ -233,12 +262,8 @@ DAT_RETURN shim_ia_close(DAT_IA_HANDLE handle, DAT_CLOSE_FLAGS flags)
 	ret = SHIM_CALL(ia, IA_CLOSE, f);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	/*
-	 * Objects the consumer still holds after an abrupt close are gone
-	 * in the kernel; their handles stay allocated in the shim (their
-	 * memory is the consumer's to leak, as DAT allows).
-	 */
 	shim_evd_unmap(ia->async_evd);
+	shim_ia_forget(ia);
 	close(ia->fd);
 	shim_obj_free(&ia->obj);
 	return DAT_SUCCESS;
