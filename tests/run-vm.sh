@@ -54,7 +54,8 @@ esac
 make -s shim user kdaplctl >&2
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/shim_unplug --bin build/user/shim_hostile
-      --bin build/user/shim_soak
+      --bin build/user/shim_soak --bin build/user/shim_failnth
+      --file build/user/failmalloc.so:/usr/lib/kdapl/failmalloc.so
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl
       --bin build/user/asuser --bin samples/udat_hello/udat_hello
