@@ -38,7 +38,7 @@ struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
 }
 
 /**
- * shim_obj_new() - allocate an object with its handle head
+ * shim_obj_new() - allocate an object with its handle head, on its IA's list
  * @size: the size of the object's structure
  * @type: DAT_HANDLE_TYPE_*
  * @ia: its IA; NULL for an IA, which is its own
@@ -65,7 +65,7 @@ void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia)
 }
 
 /**
- * shim_obj_free() - free an object and invalidate its handle
+ * shim_obj_free() - unlist and free an object, invalidating its handle
  * @obj: the object
  */
 void shim_obj_free(struct shim_obj *obj)
