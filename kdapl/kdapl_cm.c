@@ -56,8 +56,14 @@
 /* Address and route resolution; a shorter DAT timeout still applies. */
 #define KDAPL_CM_RESOLVE_MS		2000
 
-/* Retries of the transport and of receiver-not-ready (7: forever). */
-#define KDAPL_CM_RETRY			7
+/*
+ * Transport retries: 6, so that a peer that died (its host gone, no
+ * disconnect sent) fails the next work request and breaks the
+ * connection in bounded time.  rxe takes 7 as "forever", as the IB spec
+ * does only for receiver-not-ready retries, which stay at 7: a peer
+ * that is slow to post a receive is alive.
+ */
+#define KDAPL_CM_RETRY			6
 #define KDAPL_CM_RNR_RETRY		7
 
 /**
