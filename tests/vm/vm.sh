@@ -52,6 +52,14 @@ Options:
                          e.g. a dat.conf or a provider library that is
                          loaded with dlopen()
   --results FILE         append the PASS/FAIL lines to FILE
+  --peer N:LPORT:RPORT   host N (1 or 2) of a two-host run
+                         (tests/vm/twohost.sh): one more NIC, a QEMU
+                         socket netdev sending UDP from 127.0.0.1:LPORT to
+                         the other VM's 127.0.0.1:RPORT, with address
+                         10.0.9.N; results are named <kernel>-hostN/...
+  --kill-on TEXT         kill QEMU (SIGKILL) as soon as TEXT appears on
+                         the console: a test that printed TEXT then
+                         passes, and so does guest-exit
   --blocks DIR           where KDAPL-BLOCK blocks go (default
                          build/vm/blocks)
   --icount               one vCPU with QEMU's -icount (shift=1, sleep=off):
@@ -85,6 +93,9 @@ and "KDAPL-BLOCK-END TAG" (see emit_block in lib.sh) are written to
 <blocks dir>/TAG.txt, replacing that file; files of other tags are left
 alone (remove a stale TAG.txt before the run if that matters).
 
+In a two-host run the guest has KDAPL_VM_PEER=N and KDAPL_VM_PEER_NIC
+(the NIC of the link) in its environment.
+
 Environment: KDAPL_VM_KVM=1 uses KVM instead of TCG (hangs on some hosts);
 KDAPL_VM_KEEP=1 keeps the staging directory build/vm/run-<pid>.
 USAGE
@@ -105,6 +116,8 @@ icount=0
 quiet=0
 results=
 blocks=$out/blocks
+peer=
+kill_on=
 mods=()
 bins=()
 files=()
@@ -121,6 +134,8 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("${2:?}"); shift ;;
 	--file) files+=("${2:?}"); shift ;;
 	--results) results=${2:?}; shift ;;
+	--peer) peer=${2:?}; shift ;;
+	--kill-on) kill_on=${2:?}; shift ;;
 	--blocks) blocks=${2:?}; shift ;;
 	--icount) icount=1 ;;
 	--expect-fail) expect_fail=1 ;;
@@ -151,6 +166,14 @@ if [ -z "$test_timeout" ]; then
 	fi
 fi
 is_count "$test_timeout" || die "--test-timeout needs a number of seconds"
+peer_id=
+if [ -n "$peer" ]; then
+	[[ $peer =~ ^([12]):([0-9]+):([0-9]+)$ ]] ||
+		die "--peer wants N:LPORT:RPORT with N 1 or 2, got $peer"
+	peer_id=${BASH_REMATCH[1]}
+	peer_lport=${BASH_REMATCH[2]}
+	peer_rport=${BASH_REMATCH[3]}
+fi
 if [ "$shell" = 0 ] && [ ${#tests[@]} = 0 ]; then
 	die "no test given (see --help)"
 fi
@@ -339,6 +362,8 @@ KDAPL_VM_TESTS="${test_names[*]+${test_names[*]}}"
 KDAPL_VM_TEST_TIMEOUT=$test_timeout
 KDAPL_VM_NICS=$nics
 KDAPL_VM_KMODS="$boot_kmods"
+KDAPL_VM_PEER=$peer_id
+KDAPL_VM_PEER_NIC=$([ -n "$peer_id" ] && echo "eth$nics")
 EOF
 
 initrd=$run/initramfs.cpio.gz
@@ -353,6 +378,20 @@ find "$out" -maxdepth 1 -name "$kernel-*-*.log" -printf '%T@ %p\n' |
 	while read -r old; do
 		rm -f "$old" "${old%.log}.aux"
 	done
+
+# kill_when_seen PID: once the console has the --kill-on text, SIGKILL
+# the QEMU that PID (timeout) runs, and leave a flag saying so.
+kill_when_seen() {
+	local q
+	while sleep 0.2; do
+		grep -qF -- "$kill_on" "$log" || continue
+		q=$(pgrep -P "$1" || true)
+		[ -n "$q" ] || continue
+		: >"$killed_flag"
+		kill -KILL "$q"
+		return 0
+	done
+}
 
 stamp=$(date +%Y%m%d-%H%M%S)-$$
 log=$out/$kernel-$stamp.log
@@ -401,12 +440,40 @@ if [ "$nics" -ge 2 ]; then
 	qemu+=(-netdev user,id=n1,restrict=on,net=10.0.3.0/24)
 	qemu+=(-device "virtio-net-pci,netdev=n1,$nic_speed")
 fi
+label=$kernel
+# The link of a two-host run: UDP datagrams between the two QEMUs on
+# loopback, nothing else.  Each host its own MAC.
+if [ -n "$peer_id" ]; then
+	qemu+=(-netdev "socket,id=p0,udp=127.0.0.1:$peer_rport,localaddr=127.0.0.1:$peer_lport")
+	qemu+=(-device "virtio-net-pci,netdev=p0,mac=52:54:00:09:00:0$peer_id,$nic_speed")
+	label=$kernel-host$peer_id
+fi
 
 echo "vm.sh: kernel $kernel ($bzimage), log $log"
 timed_out=0
+killed=0
+killed_flag=$run/killed
 start=$SECONDS
 if [ "$shell" = 1 ]; then
 	"${qemu[@]}" || echo "vm.sh: QEMU exited with status $?"
+elif [ -n "$kill_on" ]; then
+	rc=0
+	timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null &
+	tpid=$!
+	kill_when_seen "$tpid" &
+	wpid=$!
+	wait "$tpid" || rc=$?
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	if [ -e "$killed_flag" ]; then
+		killed=1
+		echo "vm.sh: QEMU killed on '$kill_on' (--kill-on)"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		timed_out=1
+		echo "vm.sh: VM killed after ${timeout}s (--timeout)"
+	elif [ "$rc" != 0 ]; then
+		echo "vm.sh: QEMU exited with status $rc"
+	fi
 else
 	rc=0
 	timeout --foreground -k 10 "$timeout" "${qemu[@]}" </dev/null || rc=$?
@@ -433,7 +500,7 @@ clean() {
 npass=0
 nfail=0
 result() {
-	local line="$1 $kernel/$2"
+	local line="$1 $label/$2"
 	echo "$line"
 	if [ -n "$results" ]; then
 		echo "$line" >>"$results"
@@ -510,26 +577,30 @@ for i in ${test_names[@]+"${!test_names[@]}"}; do
 		line=$(awk -v n="$n" '$1 == n { print; exit }' <<<"$tap_con")
 	fi
 	read -r _ st got rest <<<"$line" || true
-	if [ -z "$line" ]; then
+	if [ -z "$line" ] && [ "$killed" = 1 ] &&
+		test_output "$n" | grep -qF -- "$kill_on"; then
+		echo "# $label/$name: killed with its VM, as planned"
+		result PASS "$name"
+	elif [ -z "$line" ]; then
 		if [ "$timed_out" = 1 ]; then
-			echo "# $kernel/$name: not ok $n $name # timeout" \
+			echo "# $label/$name: not ok $n $name # timeout" \
 				"(VM killed, no result)"
 		else
-			echo "# $kernel/$name: no result line (guest died?);" \
+			echo "# $label/$name: no result line (guest died?);" \
 				"console tail:"
 			test_output "$n" | tail -n 40 | sed 's/^/  | /'
 		fi
 		result FAIL "$name"
 	elif [ "$got" != "$name" ]; then
-		echo "# $kernel/$name: result line $n is for '$got'"
+		echo "# $label/$name: result line $n is for '$got'"
 		result FAIL "$name"
 	elif [ "$st" = FAIL ]; then
-		echo "# $kernel/$name: $rest; its console output (tail):"
+		echo "# $label/$name: $rest; its console output (tail):"
 		test_output "$n" | tail -n 40 | sed 's/^/  | /'
 		result FAIL "$name"
 	else
 		if [ "$st" = SKIP ]; then
-			echo "# $kernel/$name: skipped"
+			echo "# $label/$name: skipped"
 		fi
 		result PASS "$name"
 	fi
@@ -602,10 +673,10 @@ else
 	result FAIL sanitizers
 fi
 
-if [ "$reached_end" = 1 ]; then
+if [ "$reached_end" = 1 ] || [ "$killed" = 1 ]; then
 	result PASS guest-exit
 else
-	echo "# $kernel/guest-exit: KDAPL-VM-END not reached; console tail:"
+	echo "# $label/guest-exit: KDAPL-VM-END not reached; console tail:"
 	tail -n 40 "$log" | sed -E 's/\r+$//; s/^/  | /'
 	result FAIL guest-exit
 fi

@@ -56,20 +56,6 @@ result() {
 	echo "# $2: $1: $_r"
 }
 
-# wait_for FILE TEXT: until TEXT is in FILE (30 s at most).
-wait_for() {
-	_n=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ "$_n" -lt 300 ]; do
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-}
-
-# show LOG: the end of a failed run's output.
-show() {
-	tail -n "$SHOW" "$1" | sed "s|^|#   $(basename "$1" .log): |"
-}
-
 # dtest_run IA ADDR OPTIONS...: 0 if server and client passed.
 dtest_run() {
 	_ia=$1 _a=$2
@@ -120,7 +106,7 @@ tools() {
 	timeout 600 $LB dapltest -T S -D "$_ia" $SERVER_OPTS \
 		>/tmp/dapltest-s.log 2>&1 &
 	_srv=$!
-	wait_for /tmp/dapltest-s.log "Waiting for"
+	wait_for /tmp/dapltest-s.log "Service Point Ready"
 	sleep 0.5
 	echo "$DAPLTEST_SETS" | while read -r opts; do
 		[ -n "$opts" ] || continue

@@ -178,6 +178,51 @@ emit_block() {
 	fi
 }
 
+# wait_for FILE TEXT [SECONDS]: until TEXT is in FILE (30 s at most by
+# default); false if it never came.
+wait_for() {
+	_n=$((${3:-30} * 10))
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		[ "$_n" -gt 0 ] || return 1
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+}
+
+# show LOG: the end of a failed run's output (SHOW lines, default 12).
+show() {
+	tail -n "${SHOW:-12}" "$1" | sed "s|^|#   $(basename "$1" .log): |"
+}
+
+# Two-host runs (tests/vm/twohost.sh): this VM is host KDAPL_VM_PEER
+# (1 or 2) at 10.0.9.KDAPL_VM_PEER on KDAPL_VM_PEER_NIC.  The hosts keep
+# in step with named signals over TCP port 7100 of the link.
+
+# peer_addr N: the address of host N.
+peer_addr() {
+	echo "10.0.9.$1"
+}
+
+# peer_signal NAME [SECONDS]: give NAME to the other host, which waits
+# for it with peer_wait; fails if it did not come for it in time.
+peer_signal() {
+	echo "$1" | timeout "${2:-300}" nc -l -p 7100 >/dev/null ||
+		die "the other host did not take '$1' in ${2:-300}s"
+}
+
+# peer_wait NAME [SECONDS]: until the other host signals NAME.
+peer_wait() {
+	_other=$(peer_addr $((3 - KDAPL_VM_PEER)))
+	_end=$(($(date +%s) + ${2:-300}))
+	while [ "$(date +%s)" -lt "$_end" ]; do
+		_got=$(nc -w 2 "$_other" 7100 </dev/null 2>/dev/null)
+		[ "$_got" = "$1" ] && return 0
+		[ -z "$_got" ] || die "the other host said '$_got', not '$1'"
+		sleep 0.2
+	done
+	die "no '$1' from the other host in ${2:-300}s"
+}
+
 # dat_conf FILE: a dat.conf naming udapl-shim for rxe0-1 and siw0-1 and
 # OFA's provider for eth0, and DAT_OVERRIDE pointing libdat2 at it.
 dat_conf() {
