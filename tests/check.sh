@@ -182,6 +182,18 @@ if [ -n "$debug_dir" ]; then
 		echo "debug VM tests failed"
 fi
 
+# --- Two hosts ------------------------------------------------------------
+# Two VMs joined by a socket netdev: OFA's tools across them, then one
+# dies mid-transfer (rxe on the distro kernel; rxe and siw, siw for the
+# kill, on the debug kernel).
+section "two hosts"
+tests/vm/twohost.sh --results "$results" --timeout 600 distro ||
+	echo "two-host run (distro) failed"
+if [ -n "$debug_dir" ]; then
+	tests/vm/twohost.sh --results "$results" --timeout 1200 debug ||
+		echo "two-host run (debug) failed"
+fi
+
 # --- OFA's tools over kdapl and over OFA's provider ----------------------
 # dtest and dapltest need a bigger guest (OFA's dtest server alone takes
 # some 800 MB); the table compares kdapl on rxe and siw with OFA.

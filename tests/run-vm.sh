@@ -5,9 +5,12 @@
 # and the user-space test programs, and run guest tests
 # (tests/vm/cases/NAME.sh) in a VM booted with it.
 #
-#   tests/run-vm.sh [VM.SH OPTION...] distro|debug|kcsan [TEST...]
+#   tests/run-vm.sh [OPTION...] distro|debug|kcsan [TEST...]
 #
-# for example --shell, --results FILE, --blocks DIR, --timeout SEC.
+# OPTIONs are vm.sh's (for example --shell, --results FILE, --blocks DIR,
+# --timeout SEC), and --build-only (build, no VM) and --no-build (boot
+# what an earlier run built: two VMs at once must not build the same
+# tree twice).
 #
 # distro: Debian's kernel; kdapl.ko built in place with kbuild, as users
 #         build it.
@@ -19,10 +22,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-# Options before the kernel name go to tests/vm/vm.sh as they are.
+# Options before the kernel name go to tests/vm/vm.sh as they are, but
+# --build-only (build, do not boot) and --no-build (boot what was built).
 args=()
+build=1
+boot=1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--build-only) boot=0; shift ;;
+	--no-build) build=0; shift ;;
 	--shell|--expect-fail|--icount|-q|--quiet) args+=("$1"); shift ;;
 	--*) args+=("$1" "$2"); shift 2 ;;
 	*) break ;;
@@ -33,12 +41,14 @@ shift
 
 case $kernel in
 distro)
-	make -s modules KDAPL_TESTS=1 >&2
-	make -s samples >&2
+	if [ "$build" = 1 ]; then
+		make -s modules KDAPL_TESTS=1 >&2
+		make -s samples >&2
+	fi
 	mods=(--mods kdapl --mods tests/kmod --mods samples/kdat_hello)
 	;;
 debug | kcsan)
-	make -s "$kernel-modules" >&2
+	[ "$build" = 0 ] || make -s "$kernel-modules" >&2
 	mods=(--mods "build/$kernel/kdapl" --mods "build/$kernel/tests/kmod"
 	      --mods "build/$kernel/tests/kunit")
 	;;
@@ -51,10 +61,12 @@ esac
 # The user-space side: /dev/kdapl's test program, udapl-shim and its test
 # through libdat2 (the userdev and shim cases), and OFA's test tools with
 # OFA's provider, the reference they are compared with (dtest case).
-make -s shim user kdaplctl >&2
+[ "$build" = 0 ] || make -s shim user kdaplctl >&2
+[ "$boot" = 1 ] || exit 0
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/shim_unplug --bin build/user/shim_hostile
       --bin build/user/shim_soak --bin build/user/shim_failnth
+      --bin build/user/shim_peer
       --file build/user/failmalloc.so:/usr/lib/kdapl/failmalloc.so
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two hosts (tests/vm/twohost.sh): host 2 dies in the middle of a
+# transfer.  shim_peer plays a verified RDMA Write and send ping-pong
+# between the two hosts over udapl-shim; after KILL_AFTER exchanges
+# host 2 prints the mark on which tests/vm/twohost.sh kills its QEMU.
+# Host 1 must see BROKEN or DISCONNECTED within BOUND seconds of the
+# last exchange, free every object with DAT_SUCCESS, and kdapl must then
+# hold nothing.
+#
+# On iWARP the peer's death is TCP's to find: the guest lowers
+# net.ipv4.tcp_retries2 to 5 (about 13 s of retransmissions, instead of
+# about 15 minutes), as an administrator who wants a bounded detection
+# time would.
+#
+# /etc/kdapl-twohost.conf (optional) may set KILL_TRANSPORT (rxe on the
+# distro kernel, siw on the debug kernel), KILL_AFTER and BOUND.
+
+. /usr/lib/kdapl/lib.sh
+
+[ -n "${KDAPL_VM_PEER:-}" ] || skip "not a two-host run (tests/vm/twohost.sh)"
+
+KILL_TRANSPORT=rxe
+kernel_is_debug && KILL_TRANSPORT=siw
+KILL_AFTER=100
+BOUND=60
+[ -r /etc/kdapl-twohost.conf ] && . /etc/kdapl-twohost.conf
+
+t=$KILL_TRANSPORT
+ia=${t}0-1
+qual=7300
+dat_conf /tmp/twohost-dat.conf
+# shellcheck disable=SC3045 # busybox ash has ulimit -l
+ulimit -l unlimited
+check sysctl -w net.ipv4.tcp_retries2=5
+kdapl_load
+rdma_add "$t" "$KDAPL_VM_PEER_NIC"
+info "host $KDAPL_VM_PEER: $t on $KDAPL_VM_PEER_NIC"
+
+if [ "$KDAPL_VM_PEER" = 2 ]; then
+	peer_wait kill
+	# Runs until this VM is killed on the mark it prints.
+	shim_peer "$ia" client "$(peer_addr 1)" "$qual" "$KILL_AFTER"
+	die "shim_peer came back (status $?) before the VM was killed"
+fi
+
+shim_peer "$ia" server "$qual" "$BOUND" "$KILL_AFTER" \
+	>/tmp/peer.log 2>&1 &
+pid=$!
+wait_for /tmp/peer.log "listening" || die "shim_peer did not listen"
+peer_signal kill
+wait "$pid"
+rc=$?
+cat /tmp/peer.log
+[ "$rc" = 0 ] || die "the survivor failed (status $rc)"
+kdapl_nothing_left 30 || die "kdapl still holds objects"
+rdma_del "${t}0"
+kdapl_unload
