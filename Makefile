@@ -8,7 +8,7 @@
 #   make check      set up, build, static checks, KUnit and VM tests
 #   make bench      kdapl against raw verbs in the VM: prints a table
 #   make kcsan      the KUnit suites and connection tests under KCSAN
-#   make stress     the fuzzer, kill -9 and soak runs at full length
+#   make stress     the fuzzer, kill -9, soak and two-host runs at full length
 #   make install    install the module, the shim, headers, man pages and
 #                   the udev rule (DESTDIR, PREFIX); make uninstall
 #   make install-dkms  the module's source and dkms.conf in /usr/src
