@@ -27,6 +27,10 @@
 #define FZ_REGION_SIZE	(256 * 1024)
 /* Remote segments published for the other processes' RDMA. */
 #define FZ_REMOTES	32
+/* Operations kept for finding new kernel coverage, per process. */
+#define FZ_CORPUS	256
+/* Bytes of the map of PCs reached (a bit per hashed PC). */
+#define FZ_COV_MAP	(128 * 1024)
 
 enum fz_kind {
 	FZ_IA, FZ_PZ, FZ_EVD, FZ_LMR, FZ_EP, FZ_PSP, FZ_RSP, FZ_CNO, FZ_CR,
@@ -109,6 +113,11 @@ struct fz_kit {
  * @established: of which connections established
  * @dto_ok: of which DTO completions with success
  * @remotes: segments of registered memory, for RDMA from the others
+ * @cov_threads: non-zero once a thread traces with KCOV
+ * @cov_pcs: PCs reached (bits set in @cov_map)
+ * @cov_kept: operations kept for reaching new PCs
+ * @cov_replays: operations that were replays of kept ones
+ * @cov_map: a bit per hashed PC reached by any thread
  */
 struct fz_shared {
 	long calls;
@@ -121,6 +130,23 @@ struct fz_shared {
 	long established;
 	long dto_ok;
 	struct fz_remote remotes[FZ_REMOTES];
+	long cov_threads;
+	long cov_pcs;
+	long cov_kept;
+	long cov_replays;
+	__u8 cov_map[FZ_COV_MAP];
+};
+
+struct fz_op;
+
+/**
+ * struct fz_seed - an operation and the seed of its random choices
+ * @op: the operation
+ * @seed: the thread's random state when it started
+ */
+struct fz_seed {
+	const struct fz_op *op;
+	__u64 seed;
 };
 
 /**
@@ -142,6 +168,8 @@ struct fz_shared {
  * @kit_eps: EPs made from kits, a ring of FZ_POOL: the ones that connect
  * @nkit_eps: EPs ever put in @kit_eps
  * @index: the process's number in the run
+ * @corpus: operations that reached new kernel code, a ring of FZ_CORPUS
+ * @ncorpus: operations ever put in @corpus
  */
 struct fz_proc {
 	int fd;
@@ -160,6 +188,8 @@ struct fz_proc {
 	__u32 kit_eps[FZ_POOL];
 	unsigned int nkit_eps;
 	int index;
+	struct fz_seed corpus[FZ_CORPUS];
+	unsigned int ncorpus;
 };
 
 /**
@@ -168,12 +198,14 @@ struct fz_proc {
  * @rng: its random state
  * @calls: calls it made
  * @tid: the thread
+ * @cov: its KCOV trace (a count, then PCs), or NULL without KCOV
  */
 struct fz_thread {
 	struct fz_proc *proc;
 	__u64 rng;
 	long calls;
 	pthread_t tid;
+	unsigned long *cov;
 };
 
 /**
@@ -221,6 +253,12 @@ void fz_map_ring(struct fz_thread *t, __u32 id, __u64 offset,
 		 __u64 size, bool post, __u32 max_iov);
 struct fz_ring *fz_pick_ring(struct fz_thread *t, bool post);
 __u64 fz_user_addr(struct fz_thread *t, __u64 len);
+
+/* fuzz_cov.c: coverage guidance */
+extern bool fz_cov_guided;
+void fz_cov_open(struct fz_thread *t);
+void fz_cov_run(struct fz_thread *t,
+		const struct fz_op *(*choose)(struct fz_thread *t));
 
 /* fuzz_kit.c: objects that fit together */
 bool fz_get_kit(struct fz_thread *t, struct fz_kit *kit);

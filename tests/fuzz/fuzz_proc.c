@@ -293,8 +293,13 @@ static void *fz_thread_main(void *arg)
 {
 	struct fz_thread *t = arg;
 
-	while (!fz_done())
-		fz_choose(t)->run(t);
+	fz_cov_open(t);
+	while (!fz_done()) {
+		if (t->cov)
+			fz_cov_run(t, fz_choose);
+		else
+			fz_choose(t)->run(t);
+	}
 	return NULL;
 }
 

@@ -4,7 +4,7 @@
  * threads, valid and malformed.
  *
  *   kdapl_fuzz [-n CALLS] [-p PROCS] [-t THREADS] [-T SECONDS] [-s SEED]
- *              IA_NAME
+ *              [-R] IA_NAME
  *
  * Each process opens the device and runs THREADS threads that pick an
  * operation from a weighted table: creates and frees of every object
@@ -16,6 +16,10 @@
  * memory, a file replaced while calls run on it, waits woken by a signal
  * or by the free of what they wait on, and fork (the child must be
  * refused everything on its parent's file).
+ *
+ * With KCOV (the debug kernel) the choice of operations is guided by the
+ * kdapl code they reach (fuzz_cov.c); without it, or with -R (coverage
+ * is still counted, to compare), it is random.
  *
  * The run stops after CALLS ioctls over all processes, or SECONDS.  It
  * fails (exit 1) when the kernel answers outside the ABI: an errno the
@@ -192,7 +196,7 @@ long fz_raw_ioctl(struct fz_thread *t, int fd, unsigned long cmd, void *arg)
 static void fz_usage(void)
 {
 	fprintf(stderr, "usage: kdapl_fuzz [-n CALLS] [-p PROCS] [-t THREADS]\n"
-		"                  [-T SECONDS] [-s SEED] IA_NAME\n");
+		"                  [-T SECONDS] [-s SEED] [-R] IA_NAME\n");
 	exit(2);
 }
 
@@ -232,7 +236,7 @@ int main(int argc, char **argv)
 	__u64 seed = time(NULL);
 	int procs = 2, threads = 3, opt, bad;
 
-	while ((opt = getopt(argc, argv, "n:p:t:T:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:t:T:s:R")) != -1) {
 		switch (opt) {
 		case 'n':
 			fz_max_calls = atol(optarg);
@@ -248,6 +252,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'R':
+			fz_cov_guided = false;
 			break;
 		default:
 			fz_usage();
@@ -280,5 +287,11 @@ int main(int argc, char **argv)
 	       fz_sh->events, fz_sh->requests);
 	printf(" %ld established, %ld DTOs completed\n", fz_sh->established,
 	       fz_sh->dto_ok);
+	if (fz_sh->cov_threads)
+		printf("kdapl_fuzz: KCOV%s: %ld PCs reached, %ld operations kept, %ld replays\n",
+		       fz_cov_guided ? "" : " (not guided)", fz_sh->cov_pcs,
+		       fz_sh->cov_kept, fz_sh->cov_replays);
+	else
+		printf("kdapl_fuzz: no KCOV: operations drawn at random\n");
 	return bad || fz_sh->failures ? 1 : 0;
 }
