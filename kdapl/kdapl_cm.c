@@ -61,7 +61,9 @@
  * disconnect sent) fails the next work request and breaks the
  * connection in bounded time.  rxe takes 7 as "forever", as the IB spec
  * does only for receiver-not-ready retries, which stay at 7: a peer
- * that is slow to post a receive is alive.
+ * that is slow to post a receive is alive.  On IB and RoCE this holds
+ * for connections kdapl makes; an accepted one gets the count of the
+ * peer's request.
  */
 #define KDAPL_CM_RETRY			6
 #define KDAPL_CM_RNR_RETRY		7
