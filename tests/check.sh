@@ -184,8 +184,7 @@ fi
 
 # --- Two hosts ------------------------------------------------------------
 # Two VMs joined by a socket netdev: OFA's tools across them, then one
-# dies mid-transfer (rxe on the distro kernel; rxe and siw, siw for the
-# kill, on the debug kernel).
+# dies mid-transfer (rxe on the distro kernel, siw on the debug kernel).
 section "two hosts"
 tests/vm/twohost.sh --results "$results" --timeout 600 distro ||
 	echo "two-host run (distro) failed"

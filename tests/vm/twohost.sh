@@ -22,30 +22,40 @@
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
 
+usage="usage: twohost.sh [--results FILE] [--conf FILE] [--timeout SEC] distro|debug"
 results=
 conf=
 timeout=1500
 while [ $# -gt 0 ]; do
 	case $1 in
-	--results) results=${2:?}; shift 2 ;;
-	--conf) conf=${2:?}; shift 2 ;;
+	--results) results=$(realpath -m "${2:?}"); shift 2 ;;
+	--conf) conf=$(realpath "${2:?}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	*) break ;;
 	esac
 done
-kernel=${1:?usage: twohost.sh [--results FILE] [--conf FILE] distro|debug}
+kernel=${1:?$usage}
+if ! [[ $timeout =~ ^[0-9]+$ ]] || [ "$timeout" -lt 120 ]; then
+	echo "twohost.sh: --timeout needs 120 seconds or more" >&2
+	exit 2
+fi
+cd "$top"
 case $kernel in
 distro) mem=2048 ;;
 debug) mem=3072 ;;
 *) echo "twohost.sh: distro or debug, not $kernel" >&2; exit 2 ;;
 esac
 
-tests/run-vm.sh --build-only "$kernel"
+if ! tests/run-vm.sh --build-only "$kernel"; then
+	echo "FAIL $kernel-twohost/build"
+	[ -z "$results" ] || echo "FAIL $kernel-twohost/build" >>"$results"
+	exit 1
+fi
 
-# Two UDP ports on loopback, one per QEMU, from this script's PID.
-port=$((20000 + $$ % 20000 * 2))
+# Two UDP ports on loopback, one per QEMU, from this script's PID, below
+# Linux's ephemeral range (32768 and up).
+port=$((20000 + $$ % 6000 * 2))
 out=build/vm/twohost-$kernel
 mkdir -p "$out"
 opts=(--no-build -q --mem "$mem" --timeout "$timeout"
@@ -69,6 +79,12 @@ for h in 1 2; do
 	echo "== host $h"
 	# What the VM run says, without the console copy of the guest.
 	grep -E '^(vm|vm\.sh|PASS|FAIL|#|  \|)' "$out/host$h.txt" || true
+	# A VM that never ran leaves no result of its own: one for it.
+	if ! grep -qE '^(PASS|FAIL) ' "$out/host$h.txt"; then
+		tail -n 20 "$out/host$h.txt" | sed 's/^/  | /'
+		echo "FAIL $kernel-host$h/boot" | tee -a "$out/host$h.txt"
+		rc=1
+	fi
 	if [ -n "$results" ]; then
 		grep -E '^(PASS|FAIL) ' "$out/host$h.txt" >>"$results" || true
 	fi

@@ -383,7 +383,7 @@ find "$out" -maxdepth 1 -name "$kernel-*-*.log" -printf '%T@ %p\n' |
 # the QEMU that PID (timeout) runs, and leave a flag saying so.
 kill_when_seen() {
 	local q
-	while sleep 0.2; do
+	while kill -0 "$1" 2>/dev/null && sleep 0.2; do
 		grep -qF -- "$kill_on" "$log" || continue
 		q=$(pgrep -P "$1" || true)
 		[ -n "$q" ] || continue
@@ -578,7 +578,7 @@ for i in ${test_names[@]+"${!test_names[@]}"}; do
 	fi
 	read -r _ st got rest <<<"$line" || true
 	if [ -z "$line" ] && [ "$killed" = 1 ] &&
-		test_output "$n" | grep -qF -- "$kill_on"; then
+		test_output "$n" | grep -F -- "$kill_on" >/dev/null; then
 		echo "# $label/$name: killed with its VM, as planned"
 		result PASS "$name"
 	elif [ -z "$line" ]; then

@@ -62,6 +62,11 @@ static DAT_RMR_CONTEXT rctx;
 static DAT_PSP_HANDLE psp;
 static unsigned int nrecv;
 static int probing;
+/* Our sends and writes not completed yet; a message in @got not taken. */
+static unsigned int pending;
+static int have_msg;
+/* The status of the first DTO that completed in error (-1: none). */
+static int first_status = -1;
 /* When the survivor stops waiting (0: never). */
 static double deadline;
 
@@ -187,32 +192,64 @@ static int connect_to(const char *ip, DAT_CONN_QUAL qual)
 	return 0;
 }
 
-/* A DTO completed in error, or the probe could not be posted. */
-static int failed(DAT_DTO_COMPLETION_EVENT_DATA *d)
+/* The connection is failing: a DTO completed in error, or @what failed. */
+static int failing(DAT_DTO_COMPLETION_EVENT_DATA *d, const char *what)
 {
-	if (d)
+	if (d) {
 		printf("# work request %llu completed with status %d\n",
 		       (unsigned long long)d->user_cookie.as_64, d->status);
-	else
-		printf("# the probe could not be posted\n");
+		if (first_status < 0)
+			first_status = d->status;
+	} else {
+		printf("# %s did not work\n", what);
+	}
 	return 1;
 }
 
-/*
- * The peer's next message into @got, its receive posted again; between
- * two seconds without one, a probe.  0 when it came, 1 when the
- * connection is failing, -1 on any other error.
- */
-static int next_msg(void)
+/* One DTO completion: 0, or 1 when the connection is failing. */
+static int handle(DAT_DTO_COMPLETION_EVENT_DATA *d)
 {
-	DAT_DTO_COMPLETION_EVENT_DATA *d;
 	struct msg *m;
+
+	if (d->status != DAT_DTO_SUCCESS)
+		return failing(d, NULL);
+	switch (d->user_cookie.as_64) {
+	case CK_PROBE:
+		probing = 0;
+		return 0;
+	case CK_RECV:
+		/* Receives complete in the order they were posted. */
+		m = &in[nrecv++ % 2];
+		got = *m;
+		have_msg = 1;
+		return post_recv(m) != DAT_SUCCESS ?
+			failing(NULL, "posting a receive") : 0;
+	default:
+		pending--;
+		return 0;
+	}
+}
+
+/*
+ * Completions until the peer's next message is in @got (@msg), or until
+ * every send and write of ours has completed and their buffers are ours
+ * again (!@msg); after a second without any, a probe.  0 when done, 1
+ * when the connection is failing, -1 on any other error.
+ */
+static int reap(int msg)
+{
+	DAT_EVENT ev = { 0 };
 	DAT_COUNT nmore;
 	DAT_RETURN ret;
-	DAT_EVENT ev;
+	int r;
 
-	d = &ev.event_data.dto_completion_event_data;
 	for (;;) {
+		if (msg && have_msg) {
+			have_msg = 0;
+			return 0;
+		}
+		if (!msg && !pending)
+			return 0;
 		if (deadline && now() > deadline)
 			return FAIL("nothing completed in error by the deadline");
 		ret = dat_evd_wait(me.dto, SECOND_US, 1, &ev, &nmore);
@@ -220,35 +257,36 @@ static int next_msg(void)
 			if (!probing &&
 			    write_peer(CK_PROBE, source + SLOT, 8, SLOT) !=
 			    DAT_SUCCESS)
-				return failed(NULL);
+				return failing(NULL, "posting the probe");
 			probing = 1;
 			continue;
 		}
-		if (ret != DAT_SUCCESS ||
-		    ev.event_number != DAT_DTO_COMPLETION_EVENT)
-			return FAIL("dat_evd_wait %#x event %#x", ret,
-				    ev.event_number);
-		if (d->status != DAT_DTO_SUCCESS)
-			return failed(d);
-		if (d->user_cookie.as_64 == CK_PROBE)
-			probing = 0;
-		if (d->user_cookie.as_64 != CK_RECV)
-			continue;
-		/* Receives complete in the order they were posted. */
-		m = &in[nrecv++ % 2];
-		got = *m;
-		return post_recv(m) != DAT_SUCCESS ? failed(NULL) : 0;
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_evd_wait: %#x", ret);
+		if (ev.event_number != DAT_DTO_COMPLETION_EVENT)
+			return FAIL("event %#x", ev.event_number);
+		r = handle(&ev.event_data.dto_completion_event_data);
+		if (r)
+			return r;
 	}
 }
 
-/* Our turn: the pattern of @seq into the peer's buffer, then @seq. */
+/*
+ * Our turn: the pattern of @seq into the peer's buffer, then @seq, once
+ * the previous turn's requests are done with both buffers.
+ */
 static int turn(DAT_UINT32 seq)
 {
+	int r = reap(0);
+
+	if (r)
+		return r;
 	fill(source, seq);
 	out->seq = seq;
 	if (write_peer(CK_WRITE, source, SLOT, 0) != DAT_SUCCESS ||
 	    send_out() != DAT_SUCCESS)
-		return 1;
+		return failing(NULL, "posting a write and a send");
+	pending += 2;
 	return 0;
 }
 
@@ -271,7 +309,10 @@ static int introduce(void)
 	out->addr = (uintptr_t)target;
 	out->rctx = rctx;
 	out->seq = 0;
-	if (send_out() != DAT_SUCCESS || next_msg())
+	if (send_out() != DAT_SUCCESS)
+		return FAIL("no introduction");
+	pending++;
+	if (reap(1))
 		return FAIL("no introduction");
 	peer = got;
 	return 0;
@@ -287,7 +328,7 @@ static int play_client(const char *ip, DAT_CONN_QUAL qual,
 	if (connect_to(ip, qual) || introduce())
 		return 1;
 	for (seq = 1;; seq += 2) {
-		if (turn(seq) || next_msg() || check(seq + 1))
+		if (turn(seq) || reap(1) || check(seq + 1))
 			return 1;
 		if (++n == kill_after) {
 			printf("# %lu exchanges verified\n%s\n", n, KILL_MARK);
@@ -329,9 +370,10 @@ static int survive(unsigned long n, unsigned long min, double last,
 	if (ev.event_number != DAT_CONNECTION_EVENT_BROKEN &&
 	    ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
 		return FAIL("connection event %#x", ev.event_number);
-	printf("# survivor: %lu exchanges verified, then %s %.1f s after the last\n",
+	printf("# survivor: %lu exchanges verified, then %s %.1f s after the last;",
 	       n, ev.event_number == DAT_CONNECTION_EVENT_BROKEN ?
 	       "BROKEN" : "DISCONNECTED", now() - last);
+	printf(" first error status %d\n", first_status);
 	return release();
 }
 
@@ -348,14 +390,15 @@ static int play_server(DAT_CONN_QUAL qual, double bound, unsigned long min)
 	last = now();
 	for (seq = 1;; seq += 2) {
 		deadline = last + bound;
-		ret = next_msg();
+		ret = reap(1);
 		if (ret)
 			break;
 		if (check(seq))
 			return -1;
 		n++;
 		last = now();
-		if (turn(seq + 1))
+		ret = turn(seq + 1);
+		if (ret)
 			break;
 	}
 	return ret < 0 ? -1 : survive(n, min, last, bound);

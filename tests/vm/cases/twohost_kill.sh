@@ -5,8 +5,9 @@
 # between the two hosts over udapl-shim; after KILL_AFTER exchanges
 # host 2 prints the mark on which tests/vm/twohost.sh kills its QEMU.
 # Host 1 must see BROKEN or DISCONNECTED within BOUND seconds of the
-# last exchange, free every object with DAT_SUCCESS, and kdapl must then
-# hold nothing.
+# last exchange, for the dead peer's reason (a transport error on rxe,
+# seconds of TCP retransmissions on siw), free every object with
+# DAT_SUCCESS, and kdapl must then hold nothing.
 #
 # On iWARP the peer's death is TCP's to find: the guest lowers
 # net.ipv4.tcp_retries2 to 5 (about 13 s of retransmissions, instead of
@@ -38,7 +39,7 @@ rdma_add "$t" "$KDAPL_VM_PEER_NIC"
 info "host $KDAPL_VM_PEER: $t on $KDAPL_VM_PEER_NIC"
 
 if [ "$KDAPL_VM_PEER" = 2 ]; then
-	peer_wait kill
+	peer_wait kill 1800
 	# Runs until this VM is killed on the mark it prints.
 	shim_peer "$ia" client "$(peer_addr 1)" "$qual" "$KILL_AFTER"
 	die "shim_peer came back (status $?) before the VM was killed"
@@ -53,6 +54,22 @@ wait "$pid"
 rc=$?
 cat /tmp/peer.log
 [ "$rc" = 0 ] || die "the survivor failed (status $rc)"
+# The break must be the dead peer's, not a close by a peer that lived:
+# on rxe a request ran out of transport retries
+# (DAT_DTO_ERR_TRANSPORT, 8); on siw TCP retransmitted for seconds.
+line=$(grep '^# survivor:' /tmp/peer.log)
+secs=$(echo "$line" | sed -n 's/.* \([0-9.]*\) s after the last.*/\1/p')
+status=$(echo "$line" | sed -n 's/.*first error status \(-*[0-9]*\).*/\1/p')
+case $t in
+rxe)
+	[ "$status" = 8 ] ||
+		die "first error status '$status', not a transport error (8)"
+	;;
+siw)
+	awk -v s="$secs" 'BEGIN { exit !(s >= 5) }' ||
+		die "ended after '$secs' s: too soon for TCP to have given up"
+	;;
+esac
 kdapl_nothing_left 30 || die "kdapl still holds objects"
 rdma_del "${t}0"
 kdapl_unload

@@ -34,6 +34,13 @@ if kernel_is_debug; then
 fi
 LIMIT=300
 [ -r /etc/kdapl-twohost.conf ] && . /etc/kdapl-twohost.conf
+[ -n "$TRANSPORTS" ] || skip "no transport to run the tools on"
+
+# A host waits for the other as long as the other may be busy: one run
+# (WAIT), or every dapltest client run (ALL).
+nsets=$(echo "$DAPLTEST_SETS" | grep -c .)
+WAIT=$((LIMIT + 120))
+ALL=$((LIMIT * (nsets + 2)))
 
 me=$KDAPL_VM_PEER
 server=$(peer_addr 1)
@@ -68,7 +75,7 @@ dtest_side() {
 			echo "# dtest server $*: PASS" && return
 		fail "dtest server $*" /tmp/dtest-s.log
 	else
-		peer_wait "$_step"
+		peer_wait "$_step" "$WAIT"
 		sleep 0.5
 		# shellcheck disable=SC2086
 		timeout "$LIMIT" $LB dtest -P "$_ia" -h "$server" "$@" \
@@ -84,7 +91,7 @@ dtest_side() {
 dapltest_side() {
 	if [ "$me" = 1 ]; then
 		# shellcheck disable=SC2086 # LB is a command and its option
-		timeout "$LIMIT" $LB dapltest -T S -D "$1" \
+		timeout "$ALL" $LB dapltest -T S -D "$1" \
 			>/tmp/dapltest-s.log 2>&1 &
 		_s=$!
 		wait_for /tmp/dapltest-s.log "Service Point Ready" ||
@@ -94,7 +101,7 @@ dapltest_side() {
 		fail "dapltest server" /tmp/dapltest-s.log
 		return
 	fi
-	peer_wait "$2"
+	peer_wait "$2" "$WAIT"
 	sleep 0.5
 	echo "$DAPLTEST_SETS" | while read -r _opts; do
 		[ -n "$_opts" ] || continue
@@ -139,7 +146,11 @@ $DTEST_SETS
 SETS
 	dapltest_side "${t}0-1" "dapltest-$t"
 	# Both hosts are done with this device before it goes.
-	if [ "$me" = 1 ]; then peer_wait "done-$t"; else peer_signal "done-$t"; fi
+	if [ "$me" = 1 ]; then
+		peer_wait "done-$t" "$ALL"
+	else
+		peer_signal "done-$t" "$ALL"
+	fi
 	rdma_del "${t}0"
 done
 kdapl_nothing_left 20 || failed=$((failed + 1))

@@ -206,7 +206,9 @@ peer_addr() {
 # peer_signal NAME [SECONDS]: give NAME to the other host, which waits
 # for it with peer_wait; fails if it did not come for it in time.
 peer_signal() {
-	echo "$1" | timeout "${2:-300}" nc -l -p 7100 >/dev/null ||
+	# From a file: nc reads it before it answers the connection.
+	echo "$1" >/tmp/peer-signal
+	timeout "${2:-300}" nc -l -p 7100 </tmp/peer-signal >/dev/null ||
 		die "the other host did not take '$1' in ${2:-300}s"
 }
 
