@@ -133,8 +133,7 @@ DAT_RETURN shim_cno_free(DAT_CNO_HANDLE handle)
 	ret = shim_obj_kfree(&cno->obj, KDAPL_IOC_CNO_FREE);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	if (cno->fd >= 0)
-		close(cno->fd);
+	shim_cno_forget(cno);
 	shim_obj_free(&cno->obj);
 	return DAT_SUCCESS;
 }

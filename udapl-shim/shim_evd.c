@@ -59,7 +59,7 @@ int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
  */
 void shim_evd_unmap(struct shim_evd *evd)
 {
-	munmap(evd->hdr, evd->map_size);
+	shim_evd_forget(evd);
 	shim_obj_free(&evd->obj);
 }
 
