@@ -119,10 +119,7 @@ dapltest_side() {
 dapltest_client() {
 	_ia=$1 _t=$3
 	shift 3
-	# shellcheck disable=SC2086 # LB is a command and its option
-	if timeout "$LIMIT" $LB dapltest -T "$_t" -s "$server" -D "$_ia" "$@" \
-		>/tmp/dapltest-c.log 2>&1 &&
-		! grep -q -i "error\|fail" /tmp/dapltest-c.log; then
+	if dapltest_run "$_ia" "$server" -T "$_t" "$@"; then
 		echo "# dapltest -T $_t $*: PASS"
 		return 0
 	fi

@@ -194,6 +194,19 @@ show() {
 	tail -n "${SHOW:-12}" "$1" | sed "s|^|#   $(basename "$1" .log): |"
 }
 
+# dapltest_run IA ADDR -T TEST OPTIONS...: one dapltest client against
+# the server at ADDR, output in /tmp/dapltest-c.log (dapltest wants -T
+# first, the options before the OPs); true if it passed.  LIMIT bounds
+# it, LB may make its output line-buffered.
+dapltest_run() {
+	_ia=$1 _a=$2 _t=$4
+	shift 4
+	# shellcheck disable=SC2086 # LB is a command and its option
+	timeout "$LIMIT" $LB dapltest -T "$_t" -s "$_a" -D "$_ia" "$@" \
+		>/tmp/dapltest-c.log 2>&1 &&
+		! grep -q -i "error\|fail" /tmp/dapltest-c.log
+}
+
 # Two-host runs (tests/vm/twohost.sh): this VM is host KDAPL_VM_PEER
 # (1 or 2) at 10.0.9.KDAPL_VM_PEER on KDAPL_VM_PEER_NIC.  The hosts keep
 # in step with named signals over TCP port 7100 of the link.
