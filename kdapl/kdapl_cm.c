@@ -61,9 +61,9 @@
  * disconnect sent) fails the next work request and breaks the
  * connection in bounded time.  rxe takes 7 as "forever", as the IB spec
  * does only for receiver-not-ready retries, which stay at 7: a peer
- * that is slow to post a receive is alive.  On IB and RoCE this holds
- * for connections kdapl makes; an accepted one gets the count of the
- * peer's request.
+ * that is slow to post a receive is alive.  kdapl moves its QPs to RTS
+ * itself (kdapl_conn_qp_modify()), so an accepted connection keeps this
+ * count too, whatever the peer's request asked for.
  */
 #define KDAPL_CM_RETRY			6
 #define KDAPL_CM_RNR_RETRY		7
@@ -370,9 +370,62 @@ static int kdapl_conn_get_cqs(struct kdapl_conn *conn, u32 send_cqes,
 }
 
 /*
+ * Move the QP of @conn to @state with the attributes rdma_cm gives for
+ * the connection of @id.  kdapl creates its QPs with ib_create_qp(), not
+ * rdma_create_qp(), so that ib_core counts them as kdapl's (rdma
+ * resource show), and makes the transitions rdma_cm would make for its
+ * own QPs: INIT at creation; INIT again (ib_cm fixes the access flags
+ * once the peer's resources are known) and RTR before accepting or, on
+ * the active side, once the reply is in (iWARP: before connecting); RTS
+ * after RTR on IB and RoCE, where iw_cm's driver does it for iWARP.
+ * Passive RTR and RTS take the responder resources and initiator depth
+ * of the accept; RTS takes kdapl's retry counts, on the passive side
+ * too, where ib_cm would give those of the peer's request.
+ */
+static int kdapl_conn_qp_modify(struct kdapl_conn *conn, struct rdma_cm_id *id,
+				enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = 0, err;
+
+	err = rdma_init_qp_attr(id, &attr, &mask);
+	if (err)
+		return err;
+	/*
+	 * iw_cm opens every connection to remote reads and writes, but
+	 * rdma_cm creates the iw_cm identifier of an active connection
+	 * only inside rdma_connect(): before it, ask for the same.
+	 */
+	if (rdma_protocol_iwarp(id->device, id->port_num) &&
+	    (mask & IB_QP_ACCESS_FLAGS))
+		attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ;
+	if (conn->passive) {
+		attr.max_dest_rd_atomic = conn->param.responder_resources;
+		attr.max_rd_atomic = conn->param.initiator_depth;
+	}
+	attr.retry_cnt = KDAPL_CM_RETRY;
+	attr.rnr_retry = KDAPL_CM_RNR_RETRY;
+	return ib_modify_qp(conn->qp, &attr, mask);
+}
+
+/* INIT again, then RTR, and RTS on IB and RoCE; see kdapl_conn_qp_modify(). */
+static int kdapl_conn_qp_ready(struct kdapl_conn *conn, struct rdma_cm_id *id)
+{
+	int err;
+
+	err = kdapl_conn_qp_modify(conn, id, IB_QPS_INIT);
+	if (!err)
+		err = kdapl_conn_qp_modify(conn, id, IB_QPS_RTR);
+	if (!err && rdma_cap_ib_cm(id->device, id->port_num))
+		err = kdapl_conn_qp_modify(conn, id, IB_QPS_RTS);
+	return err;
+}
+
+/*
  * Create the QP of @conn on @id, which is bound to the IA's device, with
- * its CQs (see kdapl_conn_get_cqs()).  The IA lock is held.  On failure
- * nothing is left.
+ * its CQs (see kdapl_conn_get_cqs()), and move it to INIT.  The IA lock
+ * is held.  On failure nothing is left.
  */
 static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 				       struct rdma_cm_id *id)
@@ -382,6 +435,7 @@ static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 	u32 send_cqes, recv_cqes;
 	unsigned long flags;
 	DAT_EP_ATTR attr;
+	struct ib_qp *qp;
 	int err;
 
 	lockdep_assert_held(&ep->obj.ia->lock);
@@ -403,20 +457,28 @@ static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 	init.qp_context = ep;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
-	err = rdma_create_qp(id, ep->pz->pd, &init);
-	/* Receives from the SRQ find their EP by QP. */
-	if (!err && ep->srq) {
-		err = kdapl_srq_attach_qp(ep->srq, id->qp, ep);
-		if (err)
-			rdma_destroy_qp(id);
+	init.port_num = id->port_num;
+	qp = ib_create_qp(ep->pz->pd, &init);
+	err = PTR_ERR_OR_ZERO(qp);
+	if (!err) {
+		conn->qp = qp;
+		err = kdapl_conn_qp_modify(conn, id, IB_QPS_INIT);
 	}
+	/* Receives from the SRQ find their EP by QP. */
+	if (!err && ep->srq)
+		err = kdapl_srq_attach_qp(ep->srq, qp, ep);
 	if (err) {
+		if (conn->qp)
+			ib_destroy_qp(conn->qp);
+		conn->qp = NULL;
 		kdapl_conn_put_cqs(conn);
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 err == -ENOMEM ? DAT_RESOURCE_MEMORY :
 						  DAT_RESOURCE_TEP);
 	}
-	conn->qp = id->qp;
+	/* rdma_cm passes the QP's number and SRQ to the peer. */
+	conn->param.qp_num = qp->qp_num;
+	conn->param.srq = !!ep->srq;
 	/* What the driver gives, which may be more than asked (0). */
 	conn->max_inline = init.cap.max_inline_data;
 	return DAT_SUCCESS;
@@ -429,6 +491,21 @@ static void kdapl_conn_detach_srq(struct kdapl_conn *conn, struct ib_qp *qp)
 
 	if (srq)
 		kdapl_srq_detach_qp(srq, qp);
+}
+
+/*
+ * rdma_disconnect() for a QP of kdapl's: on IB and RoCE the QP goes to
+ * ERR first, as rdma_cm does for its own, so that what is posted is
+ * flushed; iw_cm closes the QP of an iWARP connection itself.
+ */
+static int kdapl_conn_disconnect(struct kdapl_conn *conn)
+{
+	struct ib_qp_attr qp_attr = { .qp_state = IB_QPS_ERR };
+	struct rdma_cm_id *id = conn->id;
+
+	if (conn->qp && rdma_cap_ib_cm(id->device, id->port_num))
+		ib_modify_qp(conn->qp, &qp_attr, IB_QP_STATE);
+	return rdma_disconnect(id);
 }
 
 /*
@@ -463,9 +540,16 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 
 	if (id) {
 		if (qp) {
-			/* Tell the peer, and flush what a handler waits for. */
-			rdma_disconnect(id);
+			/*
+			 * Tell the peer, and flush what a handler waits for.
+			 * Under the handler mutex: a handler that moves the
+			 * QP on (kdapl_conn_response()) has finished, and the
+			 * next one sees the conn dying.
+			 */
+			rdma_lock_handler(id);
+			kdapl_conn_disconnect(conn);
 			ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
+			rdma_unlock_handler(id);
 		}
 		/* Waits for a running handler; none runs afterwards. */
 		rdma_destroy_id(id);
@@ -502,10 +586,7 @@ static void kdapl_conn_discard(struct kdapl_conn *conn)
 {
 	if (conn->qp) {
 		kdapl_conn_detach_srq(conn, conn->qp);
-		if (conn->id)
-			rdma_destroy_qp(conn->id);
-		else
-			ib_destroy_qp(conn->qp);
+		ib_destroy_qp(conn->qp);
 		conn->qp = NULL;
 	}
 	if (conn->id)
@@ -869,6 +950,37 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 	kdapl_conn_put(conn);
 }
 
+/*
+ * The route to the peer is known: connect, on iWARP with the QP in RTR
+ * first (see kdapl_conn_qp_modify()).
+ */
+static int kdapl_conn_connect(struct kdapl_conn *conn, struct rdma_cm_id *id)
+{
+	int err = 0;
+
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		err = kdapl_conn_qp_ready(conn, id);
+	return err ?: rdma_connect_locked(id, &conn->param);
+}
+
+/*
+ * The peer accepted an active connection on IB or RoCE: the QP goes to
+ * RTR and RTS, then rdma_accept() sends the RTU, which rdma_cm sends by
+ * itself only for QPs it created.  On failure the peer is rejected.
+ */
+static int kdapl_conn_response(struct kdapl_conn *conn, struct rdma_cm_id *id)
+{
+	int err;
+
+	err = kdapl_conn_qp_ready(conn, id);
+	if (err) {
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return err;
+	}
+	/* It rejects by itself when it fails. */
+	return rdma_accept(id, NULL);
+}
+
 static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 			       struct rdma_cm_event *event)
 {
@@ -895,7 +1007,7 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 			fail = DAT_CONNECTION_EVENT_UNREACHABLE;
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		err = rdma_connect_locked(id, &conn->param);
+		err = kdapl_conn_connect(conn, id);
 		if (err == -ECONNREFUSED)
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		else if (err)
@@ -920,6 +1032,12 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 			fail = DAT_CONNECTION_EVENT_UNREACHABLE;
 		else
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		if (kdapl_conn_response(conn, id))
+			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
+		else
+			kdapl_conn_established(conn, event);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		kdapl_conn_established(conn, event);
@@ -1578,7 +1696,11 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	kdapl_dto_qp_created(ep, conn->max_inline);
 	conn->id = id;
 	WRITE_ONCE(id->context, &conn->ctx);
-	err = rdma_accept(id, &conn->param);
+	err = kdapl_conn_qp_ready(conn, id);
+	if (err)
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	else
+		err = rdma_accept(id, &conn->param);
 	if (!err) {
 		rdma_unlock_handler(id);
 		return DAT_SUCCESS;
@@ -1596,7 +1718,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ib_drain_qp(conn->qp);
 	kdapl_dto_qp_gone(ep);
 	kdapl_conn_detach_srq(conn, conn->qp);
-	rdma_destroy_qp(id);
+	ib_destroy_qp(conn->qp);
 	conn->qp = NULL;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->conn = NULL;
@@ -1672,7 +1794,7 @@ static void kdapl_conn_disconnect_graceful(struct kdapl_conn *conn)
 	int err;
 
 	mutex_lock(&conn->lock);
-	err = conn->torn ? 0 : rdma_disconnect(conn->id);
+	err = conn->torn ? 0 : kdapl_conn_disconnect(conn);
 	mutex_unlock(&conn->lock);
 	if (!err)
 		return;

@@ -69,6 +69,37 @@ kill -KILL "$fz"
 killall -q -KILL kdapl_fuzz
 wait
 
+# rdma resource show names every QP after kdapl, which creates them
+# itself; kdaplctl objects gives the process of each QP number.  Two
+# shim_peer processes play ping-pong over rxe until they are killed.
+shim_peer rxe0-1 server 7400 600 1 >/tmp/kdaplctl-peer-s.log 2>&1 &
+ps=$!
+wait_for /tmp/kdaplctl-peer-s.log listening || die "shim_peer did not listen"
+shim_peer rxe0-1 client 10.0.2.15 7400 1000000000 \
+	>/tmp/kdaplctl-peer-c.log 2>&1 &
+pc=$!
+peer_qpns() {
+	kdaplctl objects |
+		sed -n 's/^[0-9][0-9]* *shim_peer .*qpn=\([0-9,]*\).*/\1/p' |
+		tr ',' ' '
+}
+n=300
+while [ "$(peer_qpns | wc -w)" -lt 2 ]; do
+	[ "$n" -gt 0 ] || die "no QPs for shim_peer: $(kdaplctl objects)"
+	sleep 0.1
+	n=$((n - 1))
+done
+qpns=$(peer_qpns | tr "\n" " ")
+info "shim_peer's QPs: $qpns"
+for q in $qpns; do
+	rdma resource show qp | grep -Eq "lqpn $q .*comm \[kdapl\]" ||
+		die "QP $q not under kdapl: $(rdma resource show qp)"
+done
+rdma resource show qp | grep -q 'comm \[rdma_cm\]' &&
+	die "QPs under rdma_cm: $(rdma resource show qp)"
+kill -KILL "$pc" "$ps"
+wait
+
 # dat-conf: a line per IA; --install keeps the other lines and replaces
 # its own block, --remove takes the block out.
 expect_eq "$(kdaplctl dat-conf)" \
