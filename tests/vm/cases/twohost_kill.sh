@@ -14,15 +14,24 @@
 # about 15 minutes), as an administrator who wants a bounded detection
 # time would.
 #
+# On rxe of the distro kernel the dying client is shim_peer over OFA's
+# provider, which asks for 7 transport retries (on rxe: retry forever):
+# the kdapl server must still find it dead, with its own count of 6.
+#
 # /etc/kdapl-twohost.conf (optional) may set KILL_TRANSPORT (rxe on the
-# distro kernel, siw on the debug kernel), KILL_AFTER and BOUND.
+# distro kernel, siw on the debug kernel), KILL_CLIENT (ofa, with rxe on
+# the distro kernel, or kdapl), KILL_AFTER and BOUND.
 
 . /usr/lib/kdapl/lib.sh
 
 [ -n "${KDAPL_VM_PEER:-}" ] || skip "not a two-host run (tests/vm/twohost.sh)"
 
 KILL_TRANSPORT=rxe
-kernel_is_debug && KILL_TRANSPORT=siw
+KILL_CLIENT=ofa
+if kernel_is_debug; then
+	KILL_TRANSPORT=siw
+	KILL_CLIENT=kdapl
+fi
 KILL_AFTER=100
 BOUND=60
 [ -r /etc/kdapl-twohost.conf ] && . /etc/kdapl-twohost.conf
@@ -31,6 +40,11 @@ t=$KILL_TRANSPORT
 ia=${t}0-1
 qual=7300
 dat_conf /tmp/twohost-dat.conf
+if [ "$KILL_CLIENT" = ofa ]; then
+	[ "$t" = rxe ] || die "OFA's provider runs here on rxe only"
+	echo "ofa-v2-peer u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"$KDAPL_VM_PEER_NIC 0\" \"\"" \
+		>>/tmp/twohost-dat.conf
+fi
 # shellcheck disable=SC3045 # busybox ash has ulimit -l
 ulimit -l unlimited
 check sysctl -w net.ipv4.tcp_retries2=5
@@ -39,6 +53,8 @@ rdma_add "$t" "$KDAPL_VM_PEER_NIC"
 info "host $KDAPL_VM_PEER: $t on $KDAPL_VM_PEER_NIC"
 
 if [ "$KDAPL_VM_PEER" = 2 ]; then
+	[ "$KILL_CLIENT" = ofa ] && ia=ofa-v2-peer
+	info "the client runs over $ia"
 	peer_wait kill 1800
 	# Runs until this VM is killed on the mark it prints.
 	shim_peer "$ia" client "$(peer_addr 1)" "$qual" "$KILL_AFTER"
