@@ -8,22 +8,24 @@
  *
  * Each of PROCS processes opens two IAs and connects EPS pairs of EPs
  * between them, then, round after round, sends a message of a varying
- * length on every pair and checks every byte received, until SECONDS
- * have passed.  At a fifth of the time and near the end, each process
- * notes its resident size and the parent the kernel's unreclaimable slab
- * and the pages kdapl pins; the growth between the two must stay under
- * a bound (flat memory, not a leak per message): 512 kB of RSS, no
- * pinned page, and SLAB_KB (default 4096; 0 to only print it: under
- * KASAN the quarantine holds freed objects in the slab for a while).  Prints one line per
- * process and "soak: N messages, ..." and exits 0 only if every process
- * passed.
+ * length on every pair and checks every byte received, for SECONDS and
+ * the time the samples take.  At a fifth of the time and at the end,
+ * each process notes its resident size and the parent the kernel's
+ * unreclaimable slab (every cache shrunk first, which also empties
+ * KASAN's quarantine) and the pages kdapl pins; the growth between the
+ * two must stay under a bound (flat memory, not a leak per message):
+ * 512 kB of RSS, no pinned page, and SLAB_KB (default 4096; 0 to only
+ * print it).  Prints one line per process and "soak: N messages, ..."
+ * and exits 0 only if every process passed.
  *
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -67,6 +69,36 @@ static long proc_kb(const char *file, const char *name)
 		}
 	fclose(f);
 	return v;
+}
+
+/*
+ * The unreclaimable slab in kB, once every cache has been shrunk: under
+ * KASAN a cache's shrink also frees the objects its quarantine holds,
+ * which otherwise count here for as long as the quarantine keeps them
+ * (up to 1/32 of memory, spread over partly used slabs).  Shrinking
+ * needs root; without it the figure includes the quarantine.
+ */
+static long slab_kb_settled(void)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dir = opendir("/sys/kernel/slab");
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 d->d_name);
+		f = fopen(path, "w");
+		if (!f)
+			continue;
+		fputs("1", f);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return proc_kb("/proc/meminfo", "SUnreclaim");
 }
 
 /* The pages user LMRs pin, from debugfs (-1 where it is not mounted). */
@@ -199,23 +231,31 @@ static int round_all(unsigned long r)
 	return 0;
 }
 
+/* Has the parent closed the other end of @fd? */
+static int closed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
 /*
  * One process: connect, say so on @ready, wait for the parent to close
- * @go, move messages for @secs, check its own RSS.
+ * @go, move messages until it closes @stop (its marks taken), check its
+ * own RSS, noted first @secs / 5 seconds in.
  */
-static int soak_one(int id, int secs, int ready, int go)
+static int soak_one(int id, int secs, int ready, int go, int stop)
 {
 	unsigned long r, msgs;
 	long rss0 = -1, rss1;
-	time_t start, mark;
+	time_t mark;
 	char ch;
 
 	if (connect_pairs(id) || write(ready, "", 1) != 1 ||
 	    read(go, &ch, 1) != 0)
 		return 1;
-	start = time(NULL);
-	mark = start + secs / 5;
-	for (r = 0; time(NULL) < start + secs; r++) {
+	mark = time(NULL) + secs / 5;
+	for (r = 0; !closed(stop); r++) {
 		if (round_all(r))
 			return 1;
 		if (rss0 < 0 && time(NULL) >= mark)
@@ -234,13 +274,13 @@ static int soak_one(int id, int secs, int ready, int go)
 }
 
 /* Start @procs processes; returns how many said they are connected. */
-static int start_all(int procs, int secs, int go[2])
+static int start_all(int procs, int secs, int go[2], int stop[2])
 {
 	int ready[2], i, n = 0, rc;
 	char ch;
 	pid_t pid;
 
-	if (pipe(ready) || pipe(go))
+	if (pipe(ready) || pipe(go) || pipe(stop))
 		return -1;
 	fflush(stdout);
 	for (i = 0; i < procs; i++) {
@@ -250,13 +290,15 @@ static int start_all(int procs, int secs, int go[2])
 		if (!pid) {
 			close(ready[0]);
 			close(go[1]);
-			rc = soak_one(i, secs, ready[1], go[0]);
+			close(stop[1]);
+			rc = soak_one(i, secs, ready[1], go[0], stop[0]);
 			fflush(stdout);
 			_exit(rc);
 		}
 	}
 	close(ready[1]);
 	close(go[0]);
+	close(stop[0]);
 	while (n < procs && read(ready[0], &ch, 1) == 1)
 		n++;
 	close(ready[0]);
@@ -266,7 +308,8 @@ static int start_all(int procs, int secs, int go[2])
 int main(int argc, char **argv)
 {
 	long slab0, slab1, pin0, pin1, slab_kb = 4096;
-	int procs, secs, status, bad = 0, go[2], i;
+	int procs, secs, status, bad = 0, go[2], stop[2], i;
+	time_t end;
 	pid_t pid;
 
 	if (argc != 5 && argc != 6) {
@@ -282,19 +325,25 @@ int main(int argc, char **argv)
 		slab_kb = atol(argv[5]);
 	if (procs < 1 || neps < 1 || neps > MAX_EPS || secs < 10)
 		return 2;
-	i = start_all(procs, secs, go);
+	i = start_all(procs, secs, go, stop);
 	if (i < 0)
 		return 1;
 	if (i != procs)
 		bad++;
-	/* All connected: they start together, the samples fall inside. */
+	/*
+	 * All connected: they start together and run until both samples
+	 * are taken (shrinking every cache takes seconds under KASAN).
+	 */
 	close(go[1]);
+	end = time(NULL) + secs;
 	sleep(secs / 5);
-	slab0 = proc_kb("/proc/meminfo", "SUnreclaim");
+	slab0 = slab_kb_settled();
 	pin0 = kdapl_pinned();
-	sleep(secs - secs / 5 - 3);
-	slab1 = proc_kb("/proc/meminfo", "SUnreclaim");
+	while (time(NULL) < end)
+		sleep(1);
+	slab1 = slab_kb_settled();
 	pin1 = kdapl_pinned();
+	close(stop[1]);
 	while ((pid = wait(&status)) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad++;
