@@ -509,6 +509,41 @@ static int kdapl_conn_disconnect(struct kdapl_conn *conn)
 }
 
 /*
+ * Tell the peer, and move the QP to ERR to flush what a handler waits
+ * for; @conn is dying.  A handler that started before may be inside
+ * rdma_connect_locked(), which sets and, if the connection cannot be
+ * started, frees and clears rdma_cm's ib_cm or iw_cm identifier, which
+ * rdma_disconnect() uses.  On IB and RoCE this runs under the handler
+ * mutex, which also lets kdapl_conn_response() finish moving the QP
+ * before it goes to ERR.  On iWARP iw_cm_disconnect() waits for a
+ * pending connection's reply, whose handler needs that mutex: there,
+ * only a connection that was established is disconnected, and
+ * rdma_destroy_id() aborts any other.
+ */
+static void kdapl_conn_teardown_qp(struct kdapl_conn *conn,
+				   struct rdma_cm_id *id, struct ib_qp *qp)
+{
+	struct ib_qp_attr qp_attr = { .qp_state = IB_QPS_ERR };
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool connected;
+
+	if (rdma_cap_ib_cm(id->device, id->port_num)) {
+		rdma_lock_handler(id);
+		kdapl_conn_disconnect(conn);
+		ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
+		rdma_unlock_handler(id);
+		return;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	connected = conn->connected;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (connected)
+		kdapl_conn_disconnect(conn);
+	ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
+}
+
+/*
  * Give the conn's verbs resources back: no handler runs any more, the
  * QP is drained, the receives still held in software are flushed, and
  * the QP, the identifier and the private CQs are destroyed.  Idempotent.
@@ -517,7 +552,6 @@ static int kdapl_conn_disconnect(struct kdapl_conn *conn)
  */
 static void kdapl_conn_teardown(struct kdapl_conn *conn)
 {
-	struct ib_qp_attr qp_attr = { .qp_state = IB_QPS_ERR };
 	struct kdapl_ep *ep = conn->ep;
 	struct rdma_cm_id *id;
 	unsigned long flags;
@@ -538,19 +572,9 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	del_timer_sync(&conn->timer);
 
+	if (id && qp)
+		kdapl_conn_teardown_qp(conn, id, qp);
 	if (id) {
-		if (qp) {
-			/*
-			 * Tell the peer, and flush what a handler waits for.
-			 * Under the handler mutex: a handler that moves the
-			 * QP on (kdapl_conn_response()) has finished, and the
-			 * next one sees the conn dying.
-			 */
-			rdma_lock_handler(id);
-			kdapl_conn_disconnect(conn);
-			ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
-			rdma_unlock_handler(id);
-		}
 		/* Waits for a running handler; none runs afterwards. */
 		rdma_destroy_id(id);
 		conn->id = NULL;
