@@ -514,7 +514,7 @@ static int kdapl_conn_disconnect(struct kdapl_conn *conn)
  * rdma_connect_locked(), which sets and, if the connection cannot be
  * started, frees and clears rdma_cm's ib_cm or iw_cm identifier, which
  * rdma_disconnect() uses.  On IB and RoCE this runs under the handler
- * mutex, which also lets kdapl_conn_response() finish moving the QP
+ * mutex, which also lets kdapl_conn_accept() finish moving the QP
  * before it goes to ERR.  On iWARP iw_cm_disconnect() waits for a
  * pending connection's reply, whose handler needs that mutex: there,
  * only a connection that was established is disconnected, and
@@ -530,8 +530,7 @@ static void kdapl_conn_teardown_qp(struct kdapl_conn *conn,
 
 	if (rdma_cap_ib_cm(id->device, id->port_num)) {
 		rdma_lock_handler(id);
-		kdapl_conn_disconnect(conn);
-		ib_modify_qp(qp, &qp_attr, IB_QP_STATE);
+		kdapl_conn_disconnect(conn);	/* ERR, then the DREQ */
 		rdma_unlock_handler(id);
 		return;
 	}
@@ -988,11 +987,14 @@ static int kdapl_conn_connect(struct kdapl_conn *conn, struct rdma_cm_id *id)
 }
 
 /*
- * The peer accepted an active connection on IB or RoCE: the QP goes to
- * RTR and RTS, then rdma_accept() sends the RTU, which rdma_cm sends by
- * itself only for QPs it created.  On failure the peer is rejected.
+ * Make the QP ready (kdapl_conn_qp_ready()), then rdma_accept() with
+ * @param: on the passive side the accept, with NULL on the active side
+ * of IB and RoCE once the peer accepted, where it sends the RTU, which
+ * rdma_cm sends by itself only for QPs it created.  On failure the peer
+ * is rejected.  The handler mutex of @id is held.
  */
-static int kdapl_conn_response(struct kdapl_conn *conn, struct rdma_cm_id *id)
+static int kdapl_conn_accept(struct kdapl_conn *conn, struct rdma_cm_id *id,
+			     struct rdma_conn_param *param)
 {
 	int err;
 
@@ -1002,7 +1004,7 @@ static int kdapl_conn_response(struct kdapl_conn *conn, struct rdma_cm_id *id)
 		return err;
 	}
 	/* It rejects by itself when it fails. */
-	return rdma_accept(id, NULL);
+	return rdma_accept(id, param);
 }
 
 static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
@@ -1058,7 +1060,7 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-		if (kdapl_conn_response(conn, id))
+		if (kdapl_conn_accept(conn, id, NULL))
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		else
 			kdapl_conn_established(conn, event);
@@ -1720,11 +1722,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	kdapl_dto_qp_created(ep, conn->max_inline);
 	conn->id = id;
 	WRITE_ONCE(id->context, &conn->ctx);
-	err = kdapl_conn_qp_ready(conn, id);
-	if (err)
-		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-	else
-		err = rdma_accept(id, &conn->param);
+	err = kdapl_conn_accept(conn, id, &conn->param);
 	if (!err) {
 		rdma_unlock_handler(id);
 		return DAT_SUCCESS;
