@@ -84,6 +84,7 @@ struct shim_cno {
  * @obj: handle head
  * @fd: the file
  * @async_evd: the async EVD the kernel created with the IA
+ * @lock: guards @objs, which threads of the process change at once
  * @objs: its live objects, newest first (see shim_ia_forget())
  * @addr: the IA address, for DAT_IA_ATTR.ia_address_ptr
  * @doorbells: post doorbells rung (system calls of the posting path)
@@ -97,6 +98,7 @@ struct shim_ia {
 	struct shim_obj obj;
 	int fd;
 	struct shim_evd *async_evd;
+	pthread_mutex_t lock;
 	struct shim_obj *objs;
 	struct sockaddr_storage addr;
 	unsigned long doorbells;

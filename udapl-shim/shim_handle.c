@@ -55,12 +55,16 @@ void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia)
 	obj->ia = ia ? ia : (struct shim_ia *)obj;
 	obj->provider = ia ? ia->obj.provider : NULL;
 	obj->magic = SHIM_MAGIC;
-	if (ia) {
-		obj->next = ia->objs;
-		if (ia->objs)
-			ia->objs->prev = obj;
-		ia->objs = obj;
+	if (!ia) {
+		pthread_mutex_init(&obj->ia->lock, NULL);
+		return obj;
 	}
+	pthread_mutex_lock(&ia->lock);
+	obj->next = ia->objs;
+	if (ia->objs)
+		ia->objs->prev = obj;
+	ia->objs = obj;
+	pthread_mutex_unlock(&ia->lock);
 	return obj;
 }
 
@@ -70,13 +74,19 @@ void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia)
  */
 void shim_obj_free(struct shim_obj *obj)
 {
-	if (obj->ia != (struct shim_ia *)obj) {
+	struct shim_ia *ia = obj->ia;
+
+	if (ia == (struct shim_ia *)obj) {
+		pthread_mutex_destroy(&ia->lock);
+	} else {
+		pthread_mutex_lock(&ia->lock);
 		if (obj->prev)
 			obj->prev->next = obj->next;
-		else if (obj->ia->objs == obj)
-			obj->ia->objs = obj->next;
+		else if (ia->objs == obj)
+			ia->objs = obj->next;
 		if (obj->next)
 			obj->next->prev = obj->prev;
+		pthread_mutex_unlock(&ia->lock);
 	}
 	obj->magic = 0;
 	free(obj);

@@ -232,6 +232,7 @@ static void shim_ia_forget(struct shim_ia *ia)
 {
 	struct shim_obj *obj, *next;
 
+	pthread_mutex_lock(&ia->lock);
 	for (obj = ia->objs; obj; obj = next) {
 		next = obj->next;
 		if (obj->type == DAT_HANDLE_TYPE_EVD)
@@ -245,6 +246,7 @@ static void shim_ia_forget(struct shim_ia *ia)
 		obj->prev = NULL;
 	}
 	ia->objs = NULL;
+	pthread_mutex_unlock(&ia->lock);
 }
 
 DAT_RETURN shim_ia_close(DAT_IA_HANDLE handle, DAT_CLOSE_FLAGS flags)

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,6 +672,80 @@ static int test_abrupt_close(void)
 	return ret == DAT_SUCCESS ? 0 : FAIL("abrupt close: %#x", ret);
 }
 
+/*
+ * Threads of one process create and free objects of one IA at once, as
+ * dapltest's do: the shim's list of the IA's objects must stay whole, so
+ * that an abrupt close kills every handle still held.
+ */
+#define THREADS_N	4
+#define THREADS_ITER	3000
+#define THREADS_KEEP	50
+
+struct threads_arg {
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE kept[THREADS_ITER / THREADS_KEEP];
+	DAT_RETURN ret;
+};
+
+static void *threads_worker(void *p)
+{
+	struct threads_arg *a = p;
+	DAT_PZ_HANDLE pz;
+	int i;
+
+	for (i = 0; i < THREADS_ITER; i++) {
+		a->ret = dat_pz_create(a->ia, &pz);
+		if (a->ret != DAT_SUCCESS)
+			break;
+		if (i % THREADS_KEEP == 0) {
+			a->kept[i / THREADS_KEEP] = pz;
+			continue;
+		}
+		a->ret = dat_pz_free(pz);
+		if (a->ret != DAT_SUCCESS)
+			break;
+	}
+	return NULL;
+}
+
+static int test_threads(void)
+{
+	struct threads_arg arg[THREADS_N] = {};
+	DAT_EVD_HANDLE async, async2;
+	pthread_t th[THREADS_N];
+	DAT_IA_HANDLE ia, ia2;
+	DAT_HANDLE_TYPE type;
+	int i, k, live = 0;
+	DAT_RETURN ret;
+
+	/* A second IA keeps the library loaded after the first closes. */
+	if (open_ia(&ia, &async) || open_ia(&ia2, &async2))
+		return -1;
+	for (i = 0; i < THREADS_N; i++) {
+		arg[i].ia = ia;
+		if (pthread_create(&th[i], NULL, threads_worker, &arg[i]))
+			return FAIL("pthread_create");
+	}
+	for (i = 0; i < THREADS_N; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < THREADS_N; i++)
+		if (arg[i].ret != DAT_SUCCESS)
+			return FAIL("thread %d: %#x", i, arg[i].ret);
+	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	if (ret != DAT_SUCCESS)
+		return FAIL("abrupt close: %#x", ret);
+	for (i = 0; i < THREADS_N; i++)
+		for (k = 0; k < THREADS_ITER / THREADS_KEEP; k++)
+			if (dat_get_handle_type(arg[i].kept[k], &type) !=
+			    (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_HANDLE))
+				live++;
+	if (live)
+		return FAIL("%d of %d PZ handles live after the close", live,
+			    THREADS_N * THREADS_ITER / THREADS_KEEP);
+	return dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -678,7 +753,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..11\n");
+	printf("TAP version 13\n1..12\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -690,5 +765,6 @@ int main(int argc, char **argv)
 	tap_run("dto", test_dto);
 	tap_run("ep_modify", test_ep_modify);
 	tap_run("abrupt_close", test_abrupt_close);
+	tap_run("threads", test_threads);
 	return tap_done("shim_test");
 }
