@@ -346,6 +346,40 @@ int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
 }
 
 /**
+ * kdapl_uconn_ep_dup_connect() - KDAPL_IOC_EP_DUP_CONNECT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_dup_connect
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EFAULT for private data that cannot be read.
+ */
+int kdapl_uconn_ep_dup_connect(struct kdapl_ufile *ufile, void *arg,
+			       DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_dup_connect *a = arg;
+	u8 pdata[KDAPL_PRIVATE_DATA_MAX];
+	struct kdapl_uobj *ep, *dup;
+	int err;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	dup = kdapl_uobj_find(ufile, a->dup_ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep || !dup) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	err = kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
+				status, DAT_INVALID_ARG4);
+	if (err)
+		return err < 0 ? err : 0;
+	*status = kdapl_ep_dup_connect(&ufile->owner, ep->handle, dup->handle,
+				       a->timeout_us, a->private_data_size,
+				       a->private_data_size ? pdata : NULL,
+				       DAT_QOS_BEST_EFFORT);
+	return 0;
+}
+
+/**
  * kdapl_uconn_ep_disconnect() - KDAPL_IOC_EP_DISCONNECT
  * @ufile: the file
  * @arg: struct kdapl_ioc_obj_free (the EP, and DAT_CLOSE_FLAGS)
@@ -491,6 +525,42 @@ int kdapl_uconn_ep_query(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+/*
+ * Create a PSP of the file on *@qual, or with @any on a free qualifier
+ * that goes to *@qual; its object's id goes to *@psp_id.
+ */
+static DAT_RETURN kdapl_uconn_psp(struct kdapl_ufile *ufile, u32 ia_id,
+				  u32 evd_id, DAT_CONN_QUAL *qual, bool any,
+				  DAT_PSP_FLAGS flags, u64 cookie, u32 *psp_id)
+{
+	struct kdapl_uobj *ia, *uobj;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_RETURN ret;
+
+	ia = kdapl_uobj_find(ufile, ia_id, DAT_HANDLE_TYPE_IA);
+	if (!ia)
+		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	ret = kdapl_uconn_evd(ufile, evd_id, DAT_INVALID_HANDLE_EVD_CR, &evd);
+	if (ret)
+		return ret;
+	if (any)
+		ret = kdapl_psp_create_any(&ufile->owner, ia->handle, qual,
+					   evd, flags, &psp);
+	else
+		ret = kdapl_psp_create(&ufile->owner, ia->handle, *qual, evd,
+				       flags, &psp);
+	if (ret)
+		return ret;
+	ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_PSP, psp, cookie, ia->id,
+			     &uobj);
+	if (ret)
+		kdapl_psp_free(&ufile->owner, psp);
+	else
+		*psp_id = uobj->id;
+	return ret;
+}
+
 /**
  * kdapl_uconn_psp_create() - KDAPL_IOC_PSP_CREATE
  * @ufile: the file
@@ -504,33 +574,36 @@ int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status)
 {
 	struct kdapl_ioc_psp_create *a = arg;
-	struct kdapl_uobj *ia, *uobj;
-	DAT_EVD_HANDLE evd;
-	DAT_PSP_HANDLE psp;
-	DAT_RETURN ret;
+	DAT_CONN_QUAL qual = a->conn_qual;
 
 	if (a->reserved || a->reserved2)
 		return -EINVAL;
+	*status = kdapl_uconn_psp(ufile, a->ia_id, a->evd_id, &qual, false,
+				  a->flags, a->cookie, &a->psp_id);
+	return 0;
+}
 
-	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
-	if (!ia) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-		return 0;
-	}
-	ret = kdapl_uconn_evd(ufile, a->evd_id, DAT_INVALID_HANDLE_EVD_CR,
-			      &evd);
-	if (!ret)
-		ret = kdapl_psp_create(&ufile->owner, ia->handle, a->conn_qual,
-				       evd, a->flags, &psp);
-	if (!ret) {
-		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_PSP, psp,
-				     a->cookie, ia->id, &uobj);
-		if (ret)
-			kdapl_psp_free(&ufile->owner, psp);
-		else
-			a->psp_id = uobj->id;
-	}
-	*status = ret;
+/**
+ * kdapl_uconn_psp_create_any() - KDAPL_IOC_PSP_CREATE_ANY
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_psp_create, whose conn_qual is an output
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_psp_create_any(struct kdapl_ufile *ufile, void *arg,
+			       DAT_RETURN *status)
+{
+	struct kdapl_ioc_psp_create *a = arg;
+	DAT_CONN_QUAL qual = 0;
+
+	if (a->reserved || a->reserved2)
+		return -EINVAL;
+	*status = kdapl_uconn_psp(ufile, a->ia_id, a->evd_id, &qual, true,
+				  a->flags, a->cookie, &a->psp_id);
+	if (*status == DAT_SUCCESS)
+		a->conn_qual = qual;
 	return 0;
 }
 
@@ -602,4 +675,37 @@ int kdapl_uconn_cr_reject(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status)
 {
 	return kdapl_uconn_cr_reply(ufile, arg, false, status);
+}
+
+/**
+ * kdapl_uconn_cr_handoff() - KDAPL_IOC_CR_HANDOFF
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_cr_handoff
+ * @status: out: the DAT_RETURN
+ *
+ * DAT destroys the CR handed off: its object goes here, and the request
+ * event on the other PSP's EVD brings the kDAT CR back under a new id
+ * (kdapl_uring_fill_cr(), which may run before or after this returns).
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, or -EINVAL for a non-zero reserved field.
+ */
+int kdapl_uconn_cr_handoff(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_cr_handoff *a = arg;
+	struct kdapl_uobj *cr;
+
+	if (a->reserved)
+		return -EINVAL;
+
+	cr = kdapl_uobj_find(ufile, a->cr_id, DAT_HANDLE_TYPE_CR);
+	if (!cr) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+		return 0;
+	}
+	*status = kdapl_cr_handoff(&ufile->owner, cr->handle, a->conn_qual);
+	if (*status == DAT_SUCCESS)
+		kdapl_uobj_destroy(ufile, cr);
+	return 0;
 }

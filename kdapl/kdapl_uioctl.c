@@ -75,6 +75,11 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_ep_ring ep_ring;
 	struct kdapl_ioc_ep_post ep_post;
 	struct kdapl_ioc_ep_query ep_query;
+	struct kdapl_ioc_evd_modify evd_modify;
+	struct kdapl_ioc_lmr_sync lmr_sync;
+	struct kdapl_ioc_cr_handoff cr_handoff;
+	struct kdapl_ioc_ep_dup_connect ep_dup_connect;
+	struct kdapl_ioc_evd_modify_cno evd_modify_cno;
 };
 
 /**
@@ -447,6 +452,57 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+static int kdapl_uioctl_evd_modify(struct kdapl_ufile *ufile, void *arg,
+				   DAT_RETURN *status)
+{
+	const u32 known = KDAPL_EVD_DISABLED | KDAPL_EVD_UNWAITABLE;
+	struct kdapl_ioc_evd_modify *a = arg;
+	struct kdapl_uobj *uobj;
+
+	if ((a->set | a->clear) & ~known || (a->set & a->clear))
+		return -EINVAL;
+
+	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	a->state = kdapl_uring_modify(uobj->ring, a->set, a->clear);
+	*status = DAT_SUCCESS;
+	return 0;
+}
+
+static int kdapl_uioctl_evd_modify_cno(struct kdapl_ufile *ufile, void *arg,
+				       DAT_RETURN *status)
+{
+	struct kdapl_ioc_evd_modify_cno *a = arg;
+	struct kdapl_uobj *uobj, *cno = NULL;
+	struct kdapl_ucno *old;
+
+	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+		return 0;
+	}
+	if (a->cno_id) {
+		cno = kdapl_uobj_find(ufile, a->cno_id, DAT_HANDLE_TYPE_CNO);
+		/* A CNO gathers EVDs of one IA (DAT). */
+		if (!cno || cno->ia_id != uobj->ia_id) {
+			*status = dat_error(DAT_INVALID_HANDLE,
+					    DAT_INVALID_HANDLE_CNO);
+			return 0;
+		}
+	}
+	old = kdapl_uring_set_cno(uobj->ring, cno ?
+				  kdapl_ucno_find(ufile, a->cno_id) : NULL);
+	if (old)
+		kdapl_ucno_unlink(old);
+	*status = DAT_SUCCESS;
+	return 0;
+}
+
 static int kdapl_uioctl_lmr_create(struct kdapl_ufile *ufile, void *arg,
 				   DAT_RETURN *status)
 {
@@ -506,6 +562,69 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+/* Read the segments of a sync from the process as DAT_LMR_TRIPLETs. */
+static DAT_LMR_TRIPLET *kdapl_uioctl_sync_segs(u64 uptr, u32 n)
+{
+	struct kdapl_post_sge *u;
+	DAT_LMR_TRIPLET *t;
+	u32 i;
+
+	u = vmemdup_user(u64_to_user_ptr(uptr), array_size(n, sizeof(*u)));
+	if (IS_ERR(u))
+		return ERR_CAST(u);
+	t = kvmalloc_array(n, sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t) {
+		kvfree(u);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < n; i++) {
+		t[i].lmr_context = u[i].context;
+		t[i].virtual_address = u[i].virtual_address;
+		t[i].segment_length = u[i].segment_length;
+	}
+	kvfree(u);
+	return t;
+}
+
+static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_ioc_lmr_sync *a = arg;
+	DAT_LMR_TRIPLET *segs = NULL;
+	struct kdapl_uobj *ia;
+
+	if (a->flags & ~KDAPL_LMR_SYNC_FOR_CPU)
+		return -EINVAL;
+
+	ia = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
+	if (!ia) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+		return 0;
+	}
+	if (a->num_segments > KDAPL_LMR_SYNC_MAX) {
+		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+		return 0;
+	}
+	if (a->num_segments) {
+		segs = kdapl_uioctl_sync_segs(a->segments, a->num_segments);
+		if (IS_ERR(segs)) {
+			if (PTR_ERR(segs) != -EFAULT)
+				return PTR_ERR(segs);
+			*status = dat_error(DAT_INVALID_PARAMETER,
+					    DAT_INVALID_ARG2);
+			return 0;
+		}
+	}
+	if (a->flags & KDAPL_LMR_SYNC_FOR_CPU)
+		*status = kdapl_lmr_sync_rdma_write(&ufile->owner, ia->handle,
+						    segs, a->num_segments);
+	else
+		*status = kdapl_lmr_sync_rdma_read(&ufile->owner, ia->handle,
+						   segs, a->num_segments);
+	kvfree(segs);
+	return 0;
+}
+
 #define KDAPL_UIOCTL_FN(nr, fn, type, fl)				\
 	[KDAPL_NR_##nr] = {						\
 		.handler = fn,						\
@@ -558,6 +677,13 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCNO(CNO_CREATE, create, kdapl_ioc_cno_create, 0),
 	KDAPL_UCNO(CNO_FREE, free, kdapl_ioc_obj_free, 0),
 	KDAPL_UCNO(CNO_WAIT, wait, kdapl_ioc_cno_wait, KDAPL_UIOCTL_UNLOCKED),
+	KDAPL_UIOCTL(EVD_MODIFY, evd_modify, kdapl_ioc_evd_modify, 0),
+	KDAPL_UCONN(PSP_CREATE_ANY, psp_create_any, kdapl_ioc_psp_create),
+	KDAPL_UIOCTL(LMR_SYNC, lmr_sync, kdapl_ioc_lmr_sync, 0),
+	KDAPL_UCONN(CR_HANDOFF, cr_handoff, kdapl_ioc_cr_handoff),
+	KDAPL_UCONN(EP_DUP_CONNECT, ep_dup_connect, kdapl_ioc_ep_dup_connect),
+	KDAPL_UIOCTL(EVD_MODIFY_CNO, evd_modify_cno, kdapl_ioc_evd_modify_cno,
+		     0),
 };
 
 /* The command's entry, or NULL for an unknown command. */

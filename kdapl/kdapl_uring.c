@@ -399,7 +399,7 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	struct kdapl_uring *ring = data;
 	struct kdapl_uevent_ext x;
 	struct kdapl_uevent u;
-	bool report = false, added = false;
+	bool report = false;
 	unsigned long flags;
 	u32 tail, lost;
 
@@ -427,15 +427,16 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);
-		added = true;
+		/* Under the lock: kdapl_uring_set_cno() may swap the CNO. */
+		if (ring->cno && !atomic_read(&ring->waiters) &&
+		    !(READ_ONCE(ring->state) & KDAPL_EVD_DISABLED))
+			kdapl_ucno_trigger(ring->cno, ring->cookie);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 
 	/* Pairs with the barrier of prepare_to_wait() in the waiter. */
 	if (wq_has_sleeper(&ring->wait))
 		wake_up_interruptible(&ring->wait);
-	if (added && ring->cno && !atomic_read(&ring->waiters))
-		kdapl_ucno_trigger(ring->cno, ring->cookie);
 	if (report)
 		kdapl_uring_report_overflow(ring, ev->evd_handle);
 	if (ev->event_number == DAT_DTO_COMPLETION_EVENT &&
@@ -566,6 +567,7 @@ int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma)
 static bool kdapl_uring_ready(struct kdapl_uring *ring, u32 threshold)
 {
 	return READ_ONCE(ring->dead) ||
+	       (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE) ||
 	       kdapl_uring_count(ring, READ_ONCE(ring->tail)) >= threshold;
 }
 
@@ -582,7 +584,8 @@ static bool kdapl_uring_ready(struct kdapl_uring *ring, u32 threshold)
  *
  * Context: process context, no lock held; sleeps.
  * Return: DAT_SUCCESS, DAT_TIMEOUT_EXPIRED, DAT_INTERRUPTED_CALL on a
- * signal, DAT_INVALID_PARAMETER for a bad threshold, or
+ * signal, DAT_INVALID_PARAMETER for a bad threshold, DAT_INVALID_STATE
+ * (EVD_UNWAITABLE) when the EVD is or becomes unwaitable, or
  * DAT_INVALID_HANDLE when the EVD was freed meanwhile.
  */
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
@@ -593,6 +596,9 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 
 	if (!threshold || threshold > ring->entries)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE)
+		return dat_error(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EVD_UNWAITABLE);
 	if (timeout_us != DAT_TIMEOUT_INFINITE)
 		timeout = ns_to_ktime((u64)timeout_us * NSEC_PER_USEC);
 	/* Events for a waiter do not trigger the EVD's CNO (DAT). */
@@ -605,11 +611,63 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 	*count = kdapl_uring_count(ring, READ_ONCE(ring->tail));
 	if (READ_ONCE(ring->dead))
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE)
+		return dat_error(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EVD_UNWAITABLE);
 	if (ret == -ETIME)
 		return dat_error(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
 	if (ret)
 		return dat_error(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
 	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_uring_modify() - change the state of the EVD of a ring
+ * @ring: the ring of a live EVD
+ * @set: KDAPL_EVD_* to set
+ * @clear: KDAPL_EVD_* to clear
+ *
+ * An EVD made unwaitable wakes its waiters, which find the state after
+ * they wake (kdapl_uring_ready()) and fail.  A disabled EVD stops
+ * triggering its CNO; a trigger already under way may still land.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: the state after the change.
+ */
+u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear)
+{
+	u32 state = (ring->state | set) & ~clear;
+
+	lockdep_assert_held(&ring->ufile->lock);
+	WRITE_ONCE(ring->state, state);
+	if (state & KDAPL_EVD_UNWAITABLE)
+		wake_up_interruptible_all(&ring->wait);
+	return state;
+}
+
+/**
+ * kdapl_uring_set_cno() - give the EVD of a ring another CNO
+ * @ring: the ring of a live EVD
+ * @cno: the new CNO, from kdapl_ucno_find(), or NULL
+ *
+ * The sink reads the CNO under the ring's lock, so once this returns no
+ * event triggers the old one any more.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: the old CNO, for kdapl_ucno_unlink(), or NULL.
+ */
+struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,
+				       struct kdapl_ucno *cno)
+{
+	struct kdapl_ucno *old;
+	unsigned long flags;
+
+	lockdep_assert_held(&ring->ufile->lock);
+	spin_lock_irqsave(&ring->lock, flags);
+	old = ring->cno;
+	ring->cno = cno;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return old;
 }
 
 static __poll_t kdapl_uring_poll(struct file *file, poll_table *wait)

@@ -63,10 +63,14 @@ struct kdapl_ufile {
  * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
  * @overflowing: the last event was lost; the next loss after a success
  *	is reported again
- * @cno: the CNO its events trigger, or NULL (set before the sink runs,
- *	dropped after it stopped)
+ * @cno: the CNO its events trigger, or NULL: set before the sink runs,
+ *	changed under @lock (the sink triggers it under @lock), dropped
+ *	after the sink stopped
  * @waiters: threads in kdapl_uring_wait(): while there are, events
  *	wake them and do not trigger @cno
+ * @state: KDAPL_EVD_DISABLED (events do not trigger @cno) and
+ *	KDAPL_EVD_UNWAITABLE (waits fail); written under ufile->lock, read
+ *	without it by the sink and the waiters
  * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
@@ -89,6 +93,7 @@ struct kdapl_uring {
 	bool overflowing;
 	struct kdapl_ucno *cno;
 	atomic_t waiters;
+	u32 state;
 	struct rcu_head rcu;
 };
 
@@ -202,6 +207,8 @@ int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
 			DAT_RETURN *status);
 int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
+int kdapl_uconn_ep_dup_connect(struct kdapl_ufile *ufile, void *arg,
+			       DAT_RETURN *status);
 int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
 			      DAT_RETURN *status);
 int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
@@ -212,6 +219,8 @@ int kdapl_uconn_ep_query(struct kdapl_ufile *ufile, void *arg,
 			 DAT_RETURN *status);
 int kdapl_uconn_psp_create(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
+int kdapl_uconn_psp_create_any(struct kdapl_ufile *ufile, void *arg,
+			       DAT_RETURN *status);
 int kdapl_uconn_psp_free(struct kdapl_ufile *ufile, void *arg,
 			 DAT_RETURN *status);
 int kdapl_uconn_rsp_create(struct kdapl_ufile *ufile, void *arg,
@@ -222,6 +231,8 @@ int kdapl_uconn_cr_accept(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status);
 int kdapl_uconn_cr_reject(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status);
+int kdapl_uconn_cr_handoff(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
 
 struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 				    u64 cookie);
@@ -267,6 +278,9 @@ int kdapl_uring_map(struct vm_area_struct *vma, void *mem, size_t size,
 int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
+u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear);
+struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,
+				       struct kdapl_ucno *cno);
 
 int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
 		      DAT_RETURN *status);

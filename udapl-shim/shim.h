@@ -55,6 +55,7 @@ struct shim_obj {
  * @qlen: the queue length asked for
  * @flags: DAT_EVD_FLAGS
  * @cno: the CNO it triggers, or DAT_HANDLE_NULL
+ * @state: KDAPL_EVD_* as the kernel last returned it
  */
 struct shim_evd {
 	struct shim_obj obj;
@@ -65,6 +66,7 @@ struct shim_evd {
 	DAT_COUNT qlen;
 	DAT_EVD_FLAGS flags;
 	DAT_CNO_HANDLE cno;
+	__u32 state;
 };
 
 /**
@@ -268,6 +270,9 @@ DAT_RETURN shim_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 void shim_ep_rdma_iov(const struct shim_ia *ia, struct kdapl_ioc_ep_attr *k);
 DAT_RETURN shim_ep_modify(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 			  const DAT_EP_PARAM *param);
+DAT_RETURN shim_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup,
+			       DAT_TIMEOUT timeout, DAT_COUNT private_data_size,
+			       const DAT_PVOID private_data, DAT_QOS qos);
 DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE ep, DAT_CLOSE_FLAGS flags);
 DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE ep, DAT_EP_STATE *state,
 			      DAT_BOOLEAN *recv_idle,
@@ -298,6 +303,9 @@ DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 DAT_RETURN shim_psp_query(DAT_PSP_HANDLE psp, DAT_PSP_PARAM_MASK mask,
 			  DAT_PSP_PARAM *param);
 DAT_RETURN shim_psp_free(DAT_PSP_HANDLE psp);
+DAT_RETURN shim_psp_create_any(DAT_IA_HANDLE ia, DAT_CONN_QUAL *qual,
+			       DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
+			       DAT_PSP_HANDLE *psp);
 DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 			   DAT_EP_HANDLE ep, DAT_EVD_HANDLE evd,
 			   DAT_RSP_HANDLE *rsp);
@@ -309,6 +317,7 @@ DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
 				 const struct kdapl_uevent_ext *x);
 DAT_RETURN shim_cr_query(DAT_CR_HANDLE cr, DAT_CR_PARAM_MASK mask,
 			 DAT_CR_PARAM *param);
+DAT_RETURN shim_cr_handoff(DAT_CR_HANDLE cr, DAT_CONN_QUAL qual);
 DAT_RETURN shim_cr_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 			  DAT_COUNT size, const DAT_PVOID pdata);
 DAT_RETURN shim_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
@@ -325,6 +334,12 @@ DAT_RETURN shim_lmr_create(DAT_IA_HANDLE ia, DAT_MEM_TYPE mem_type,
 DAT_RETURN shim_lmr_query(DAT_LMR_HANDLE lmr, DAT_LMR_PARAM_MASK mask,
 			  DAT_LMR_PARAM *param);
 DAT_RETURN shim_lmr_free(DAT_LMR_HANDLE lmr);
+DAT_RETURN shim_lmr_sync_rdma_read(DAT_IA_HANDLE ia,
+				   const DAT_LMR_TRIPLET *segments,
+				   DAT_VLEN num_segments);
+DAT_RETURN shim_lmr_sync_rdma_write(DAT_IA_HANDLE ia,
+				    const DAT_LMR_TRIPLET *segments,
+				    DAT_VLEN num_segments);
 
 int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
 		 __u64 offset, DAT_COUNT qlen, DAT_EVD_FLAGS flags);
@@ -341,6 +356,11 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE evd, DAT_TIMEOUT timeout,
 DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event);
 DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event);
 DAT_RETURN shim_evd_free(DAT_EVD_HANDLE evd);
+DAT_RETURN shim_evd_modify_cno(DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno);
+DAT_RETURN shim_evd_enable(DAT_EVD_HANDLE evd);
+DAT_RETURN shim_evd_disable(DAT_EVD_HANDLE evd);
+DAT_RETURN shim_evd_set_unwaitable(DAT_EVD_HANDLE evd);
+DAT_RETURN shim_evd_clear_unwaitable(DAT_EVD_HANDLE evd);
 
 DAT_RETURN shim_cno_create(DAT_IA_HANDLE ia, DAT_OS_WAIT_PROXY_AGENT agent,
 			   DAT_CNO_HANDLE *cno);

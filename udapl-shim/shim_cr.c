@@ -9,13 +9,18 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "shim.h"
 
-DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
-			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
-			   DAT_PSP_HANDLE *psp_handle)
+/*
+ * A PSP on *@qual, or with @any on a qualifier the kernel picks, which
+ * goes to *@qual.
+ */
+static DAT_RETURN shim_psp_new(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
+			       bool any, DAT_EVD_HANDLE evd_handle,
+			       DAT_PSP_FLAGS flags, DAT_PSP_HANDLE *psp_handle)
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
 							    DAT_HANDLE_TYPE_IA);
@@ -36,20 +41,42 @@ DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
 				DAT_RESOURCE_MEMORY);
 	c.ia_id = ia->obj.id;
 	c.evd_id = evd->id;
-	c.conn_qual = qual;
+	c.conn_qual = any ? 0 : *qual;
 	c.flags = flags;
 	c.cookie = (uintptr_t)sp;
-	ret = SHIM_CALL(ia, PSP_CREATE, c);
+	if (any)
+		ret = SHIM_CALL(ia, PSP_CREATE_ANY, c);
+	else
+		ret = SHIM_CALL(ia, PSP_CREATE, c);
 	if (ret != DAT_SUCCESS) {
 		shim_obj_free(&sp->obj);
 		return ret;
 	}
 	sp->obj.id = c.psp_id;
-	sp->qual = qual;
+	sp->qual = c.conn_qual;
 	sp->evd = evd_handle;
 	sp->flags = flags;
+	*qual = c.conn_qual;
 	*psp_handle = (DAT_PSP_HANDLE)sp;
 	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,
+			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
+			   DAT_PSP_HANDLE *psp_handle)
+{
+	return shim_psp_new(ia_handle, &qual, false, evd_handle, flags,
+			    psp_handle);
+}
+
+DAT_RETURN shim_psp_create_any(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL *qual,
+			       DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS flags,
+			       DAT_PSP_HANDLE *psp_handle)
+{
+	if (!qual)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return shim_psp_new(ia_handle, qual, true, evd_handle, flags,
+			    psp_handle);
 }
 
 DAT_RETURN shim_psp_query(DAT_PSP_HANDLE handle, DAT_PSP_PARAM_MASK mask,
@@ -245,4 +272,23 @@ DAT_RETURN shim_cr_reject(DAT_CR_HANDLE cr, DAT_COUNT size,
 			  const DAT_PVOID pdata)
 {
 	return shim_cr_reply(cr, NULL, size, pdata, KDAPL_IOC_CR_REJECT);
+}
+
+/*
+ * The CR's handle goes on success: the request comes again, with a new
+ * handle, to the EVD of the PSP on @qual.
+ */
+DAT_RETURN shim_cr_handoff(DAT_CR_HANDLE handle, DAT_CONN_QUAL qual)
+{
+	struct shim_obj *cr = shim_obj_get(handle, DAT_HANDLE_TYPE_CR);
+	struct kdapl_ioc_cr_handoff h = { .conn_qual = qual };
+	DAT_RETURN ret;
+
+	if (!cr)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	h.cr_id = cr->id;
+	ret = SHIM_CALL(cr->ia, CR_HANDOFF, h);
+	if (ret == DAT_SUCCESS)
+		shim_obj_free(cr);
+	return ret;
 }

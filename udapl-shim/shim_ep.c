@@ -302,6 +302,30 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
 	return SHIM_CALL(ep->obj.ia, EP_CONNECT, c);
 }
 
+DAT_RETURN shim_ep_dup_connect(DAT_EP_HANDLE handle, DAT_EP_HANDLE dup_handle,
+			       DAT_TIMEOUT timeout, DAT_COUNT private_data_size,
+			       const DAT_PVOID private_data, DAT_QOS qos)
+{
+	struct kdapl_ioc_ep_dup_connect c = { 0 };
+	struct shim_ep *ep = shim_ep_get(handle);
+	struct shim_ep *dup = shim_ep_get(dup_handle);
+
+	if (!ep || !dup || dup->obj.ia != ep->obj.ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (private_data_size < 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (private_data_size && !private_data)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (qos != DAT_QOS_BEST_EFFORT)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	c.ep_id = ep->obj.id;
+	c.dup_ep_id = dup->obj.id;
+	c.timeout_us = timeout;
+	c.private_data = (uintptr_t)private_data;
+	c.private_data_size = private_data_size;
+	return SHIM_CALL(ep->obj.ia, EP_DUP_CONNECT, c);
+}
+
 DAT_RETURN shim_ep_disconnect(DAT_EP_HANDLE handle, DAT_CLOSE_FLAGS flags)
 {
 	struct kdapl_ioc_obj_free d = { .flags = flags };

@@ -224,6 +224,10 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!event)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (__atomic_load_n(&evd->state, __ATOMIC_RELAXED) &
+	    KDAPL_EVD_UNWAITABLE)
+		return SHIM_ERR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_UNWAITABLE);
 	while ((n = shim_evd_count(evd)) < (__u32)threshold) {
 		w.evd_id = evd->obj.id;
 		w.threshold = threshold;
@@ -310,6 +314,7 @@ DAT_RETURN shim_evd_query(DAT_EVD_HANDLE handle, DAT_EVD_PARAM_MASK mask,
 			  DAT_EVD_PARAM *param)
 {
 	struct shim_evd *evd = shim_evd_get(handle);
+	__u32 state;
 
 	if (!evd)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
@@ -317,8 +322,12 @@ DAT_RETURN shim_evd_query(DAT_EVD_HANDLE handle, DAT_EVD_PARAM_MASK mask,
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (mask & DAT_EVD_FIELD_IA_HANDLE)
 		param->ia_handle = shim_consumer_ia_handle(evd->obj.ia);
+	state = __atomic_load_n(&evd->state, __ATOMIC_RELAXED);
 	param->evd_qlen = evd->qlen;
-	param->evd_state = DAT_EVD_STATE_ENABLED;
+	param->evd_state = (state & KDAPL_EVD_DISABLED ?
+			    DAT_EVD_STATE_DISABLED : DAT_EVD_STATE_ENABLED) |
+			   (state & KDAPL_EVD_UNWAITABLE ?
+			    DAT_EVD_STATE_UNWAITABLE : DAT_EVD_STATE_WAITABLE);
 	param->cno_handle = evd->cno;
 	param->evd_flags = evd->flags;
 	return DAT_SUCCESS;
@@ -334,5 +343,68 @@ DAT_RETURN shim_evd_free(DAT_EVD_HANDLE handle)
 	ret = shim_obj_kfree(&evd->obj, KDAPL_IOC_EVD_FREE);
 	if (ret == DAT_SUCCESS)
 		shim_evd_unmap(evd);
+	return ret;
+}
+
+/*
+ * Set and clear KDAPL_EVD_* bits of an EVD in the kernel, which wakes
+ * its waiters when it becomes unwaitable.
+ */
+static DAT_RETURN shim_evd_modify(DAT_EVD_HANDLE handle, __u32 set,
+				  __u32 clear)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+	struct kdapl_ioc_evd_modify m = { .set = set, .clear = clear };
+	DAT_RETURN ret;
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	m.evd_id = evd->obj.id;
+	ret = SHIM_CALL(evd->obj.ia, EVD_MODIFY, m);
+	if (ret == DAT_SUCCESS)
+		__atomic_store_n(&evd->state, m.state, __ATOMIC_RELAXED);
+	return ret;
+}
+
+DAT_RETURN shim_evd_enable(DAT_EVD_HANDLE handle)
+{
+	return shim_evd_modify(handle, 0, KDAPL_EVD_DISABLED);
+}
+
+DAT_RETURN shim_evd_disable(DAT_EVD_HANDLE handle)
+{
+	return shim_evd_modify(handle, KDAPL_EVD_DISABLED, 0);
+}
+
+DAT_RETURN shim_evd_set_unwaitable(DAT_EVD_HANDLE handle)
+{
+	return shim_evd_modify(handle, KDAPL_EVD_UNWAITABLE, 0);
+}
+
+DAT_RETURN shim_evd_clear_unwaitable(DAT_EVD_HANDLE handle)
+{
+	return shim_evd_modify(handle, 0, KDAPL_EVD_UNWAITABLE);
+}
+
+DAT_RETURN shim_evd_modify_cno(DAT_EVD_HANDLE handle, DAT_CNO_HANDLE cno)
+{
+	struct kdapl_ioc_evd_modify_cno m = { 0 };
+	struct shim_evd *evd = shim_evd_get(handle);
+	struct shim_obj *c = NULL;
+	DAT_RETURN ret;
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (cno != DAT_HANDLE_NULL) {
+		c = shim_obj_get(cno, DAT_HANDLE_TYPE_CNO);
+		if (!c || c->ia != evd->obj.ia)
+			return SHIM_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_CNO);
+	}
+	m.evd_id = evd->obj.id;
+	m.cno_id = c ? c->id : 0;
+	ret = SHIM_CALL(evd->obj.ia, EVD_MODIFY_CNO, m);
+	if (ret == DAT_SUCCESS)
+		evd->cno = cno;
 	return ret;
 }

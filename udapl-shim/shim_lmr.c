@@ -133,3 +133,40 @@ DAT_RETURN shim_lmr_free(DAT_LMR_HANDLE handle)
 	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_LMR,
 				DAT_INVALID_HANDLE_LMR, KDAPL_IOC_LMR_FREE);
 }
+
+/*
+ * Validate (and, where the device needs it, sync) ranges of LMRs of an
+ * IA.  DAT_LMR_TRIPLET has the layout of struct kdapl_post_sge.
+ */
+static DAT_RETURN shim_lmr_sync(DAT_IA_HANDLE ia_handle,
+				const DAT_LMR_TRIPLET *segments,
+				DAT_VLEN num_segments, __u32 flags)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct kdapl_ioc_lmr_sync s = { .flags = flags };
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!segments && num_segments)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	s.ia_id = ia->obj.id;
+	s.segments = (uintptr_t)segments;
+	s.num_segments = num_segments;
+	return SHIM_CALL(ia, LMR_SYNC, s);
+}
+
+DAT_RETURN shim_lmr_sync_rdma_read(DAT_IA_HANDLE ia_handle,
+				   const DAT_LMR_TRIPLET *segments,
+				   DAT_VLEN num_segments)
+{
+	return shim_lmr_sync(ia_handle, segments, num_segments, 0);
+}
+
+DAT_RETURN shim_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
+				    const DAT_LMR_TRIPLET *segments,
+				    DAT_VLEN num_segments)
+{
+	return shim_lmr_sync(ia_handle, segments, num_segments,
+			     KDAPL_LMR_SYNC_FOR_CPU);
+}

@@ -14,40 +14,8 @@
 #include "shim.h"
 #include "shim_unimpl.h"
 
-DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
-				  DAT_CONN_QUAL b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_evd_modify_cno(DAT_EVD_HANDLE a,
-				      DAT_CNO_HANDLE b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_evd_enable(DAT_EVD_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
-				      DAT_EP_HANDLE b,
-				      DAT_TIMEOUT c,
-				      DAT_COUNT d,
-				      const DAT_PVOID e,
-				      DAT_QOS f)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
@@ -79,39 +47,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 }
 
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
-				      DAT_CONN_QUAL *b,
-				      DAT_EVD_HANDLE c,
-				      DAT_PSP_FLAGS d,
-				      DAT_PSP_HANDLE *e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_evd_set_unwaitable(DAT_EVD_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_evd_clear_unwaitable(DAT_EVD_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_lmr_sync_rdma_read(DAT_IA_HANDLE a,
-					  const DAT_LMR_TRIPLET *b,
-					  DAT_VLEN c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_lmr_sync_rdma_write(DAT_IA_HANDLE a,
-					   const DAT_LMR_TRIPLET *b,
-					   DAT_VLEN c)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }

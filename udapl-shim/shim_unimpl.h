@@ -11,20 +11,8 @@
 
 #include "shim.h"
 
-DAT_RETURN shim_unimpl_cr_handoff(DAT_CR_HANDLE a,
-				  DAT_CONN_QUAL b);
-DAT_RETURN shim_unimpl_evd_modify_cno(DAT_EVD_HANDLE a,
-				      DAT_CNO_HANDLE b);
-DAT_RETURN shim_unimpl_evd_enable(DAT_EVD_HANDLE a);
-DAT_RETURN shim_unimpl_evd_disable(DAT_EVD_HANDLE a);
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b);
-DAT_RETURN shim_unimpl_ep_dup_connect(DAT_EP_HANDLE a,
-				      DAT_EP_HANDLE b,
-				      DAT_TIMEOUT c,
-				      DAT_COUNT d,
-				      const DAT_PVOID e,
-				      DAT_QOS f);
 DAT_RETURN shim_unimpl_rmr_create(DAT_PZ_HANDLE a,
 				  DAT_RMR_HANDLE *b);
 DAT_RETURN shim_unimpl_rmr_query(DAT_RMR_HANDLE a,
@@ -40,19 +28,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 				DAT_COMPLETION_FLAGS h,
 				DAT_RMR_CONTEXT *i);
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
-DAT_RETURN shim_unimpl_psp_create_any(DAT_IA_HANDLE a,
-				      DAT_CONN_QUAL *b,
-				      DAT_EVD_HANDLE c,
-				      DAT_PSP_FLAGS d,
-				      DAT_PSP_HANDLE *e);
-DAT_RETURN shim_unimpl_evd_set_unwaitable(DAT_EVD_HANDLE a);
-DAT_RETURN shim_unimpl_evd_clear_unwaitable(DAT_EVD_HANDLE a);
-DAT_RETURN shim_unimpl_lmr_sync_rdma_read(DAT_IA_HANDLE a,
-					  const DAT_LMR_TRIPLET *b,
-					  DAT_VLEN c);
-DAT_RETURN shim_unimpl_lmr_sync_rdma_write(DAT_IA_HANDLE a,
-					   const DAT_LMR_TRIPLET *b,
-					   DAT_VLEN c);
 DAT_RETURN shim_unimpl_ep_create_with_srq(DAT_IA_HANDLE a,
 					  DAT_PZ_HANDLE b,
 					  DAT_EVD_HANDLE c,

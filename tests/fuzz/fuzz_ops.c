@@ -149,6 +149,57 @@ static void op_evd_post_se(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_EVD_POST_SE, &a);
 }
 
+static void op_evd_modify(struct fz_thread *t)
+{
+	const __u32 bits = KDAPL_EVD_DISABLED | KDAPL_EVD_UNWAITABLE;
+	struct kdapl_ioc_evd_modify a;
+
+	FZ_ARG(a);
+	a.evd_id = fz_pick(t, FZ_EVD);
+	a.set = fz_chance(t, 95) ? fz_below(t, bits + 1) : fz_rand(t);
+	a.clear = fz_chance(t, 95) ? fz_below(t, bits + 1) & ~a.set :
+		fz_rand(t);
+	fz_ioctl(t, KDAPL_NR_EVD_MODIFY, &a);
+}
+
+static void op_evd_modify_cno(struct fz_thread *t)
+{
+	struct kdapl_ioc_evd_modify_cno a;
+
+	FZ_ARG(a);
+	a.evd_id = fz_pick(t, FZ_EVD);
+	a.cno_id = fz_chance(t, 70) ? fz_pick(t, FZ_CNO) : 0;
+	fz_ioctl(t, KDAPL_NR_EVD_MODIFY_CNO, &a);
+}
+
+/* Segments of the process's LMRs, some out of range, some garbage. */
+static void op_lmr_sync(struct fz_thread *t)
+{
+	struct kdapl_post_sge seg[8];
+	struct kdapl_ioc_lmr_sync a;
+	struct fz_lmr lmr;
+	unsigned int i, n = fz_below(t, 9);
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.flags = fz_chance(t, 95) ? fz_below(t, 2) : fz_rand(t);
+	for (i = 0; i < n; i++) {
+		if (fz_pick_lmr(t, &lmr) && fz_chance(t, 80)) {
+			seg[i].context = lmr.lmr_context;
+			seg[i].virtual_address = lmr.addr + fz_below(t, 64);
+			seg[i].segment_length = fz_num(t, lmr.len);
+		} else {
+			seg[i].context = fz_rand(t);
+			seg[i].virtual_address = fz_rand(t);
+			seg[i].segment_length = fz_rand(t);
+		}
+	}
+	a.segments = fz_chance(t, 90) ? (__u64)(uintptr_t)seg :
+		fz_user_addr(t, n * sizeof(seg[0]));
+	a.num_segments = fz_chance(t, 95) ? n : fz_rand(t);
+	fz_ioctl(t, KDAPL_NR_LMR_SYNC, &a);
+}
+
 static void op_lmr_create(struct fz_thread *t)
 {
 	struct kdapl_ioc_lmr_create a;
@@ -256,6 +307,19 @@ static void op_ep_connect(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_EP_CONNECT, &a);
 }
 
+static void op_ep_dup_connect(struct fz_thread *t)
+{
+	struct kdapl_ioc_ep_dup_connect a;
+
+	FZ_ARG(a);
+	a.ep_id = fz_pick(t, FZ_EP);
+	a.dup_ep_id = fz_pick(t, FZ_EP);
+	a.timeout_us = fz_chance(t, 80) ? 100000 + fz_below(t, 2000000) :
+		fz_rand(t);
+	fz_private_data(t, &a.private_data, &a.private_data_size);
+	fz_ioctl(t, KDAPL_NR_EP_DUP_CONNECT, &a);
+}
+
 static void op_ep_get_status(struct fz_thread *t)
 {
 	struct kdapl_ioc_ep_get_status a;
@@ -286,6 +350,20 @@ static void op_psp_create(struct fz_thread *t)
 	a.reserved = fz_reserved(t);
 	a.cookie = fz_rand(t);
 	if (fz_ioctl(t, KDAPL_NR_PSP_CREATE, &a) == DAT_SUCCESS)
+		fz_put(t->proc, FZ_PSP, a.psp_id);
+}
+
+static void op_psp_create_any(struct fz_thread *t)
+{
+	struct kdapl_ioc_psp_create a;
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.evd_id = fz_pick(t, FZ_EVD);
+	a.flags = fz_chance(t, 90) ? fz_below(t, 2) : fz_rand(t);
+	a.reserved = fz_reserved(t);
+	a.cookie = fz_rand(t);
+	if (fz_ioctl(t, KDAPL_NR_PSP_CREATE_ANY, &a) == DAT_SUCCESS)
 		fz_put(t->proc, FZ_PSP, a.psp_id);
 }
 
@@ -325,6 +403,17 @@ static void op_cr_accept(struct fz_thread *t)
 static void op_cr_reject(struct fz_thread *t)
 {
 	fz_cr_reply(t, KDAPL_NR_CR_REJECT);
+}
+
+static void op_cr_handoff(struct fz_thread *t)
+{
+	struct kdapl_ioc_cr_handoff a;
+
+	FZ_ARG(a);
+	a.cr_id = fz_pick(t, FZ_CR);
+	a.reserved = fz_reserved(t);
+	a.conn_qual = fz_conn_qual(t);
+	fz_ioctl(t, KDAPL_NR_CR_HANDOFF, &a);
 }
 
 /* A descriptor the kernel gave: poll it once, then close it. */
@@ -400,22 +489,28 @@ const struct fz_op fz_obj_ops[] = {
 	{ "evd_free", 2, op_evd_free },
 	{ "evd_wait", 3, op_evd_wait },
 	{ "evd_post_se", 2, op_evd_post_se },
+	{ "evd_modify", 1, op_evd_modify },
+	{ "evd_modify_cno", 1, op_evd_modify_cno },
 	{ "lmr_create", 4, op_lmr_create },
 	{ "lmr_free", 2, op_lmr_free },
+	{ "lmr_sync", 1, op_lmr_sync },
 	{ "ep_create", 6, op_ep_create },
 	{ "ep_free", 2, op_ep_free },
 	{ "ep_reset", 1, op_ep_reset },
 	{ "ep_modify", 2, op_ep_modify },
 	{ "ep_connect", 4, op_ep_connect },
+	{ "ep_dup_connect", 1, op_ep_dup_connect },
 	{ "ep_disconnect", 2, op_ep_disconnect },
 	{ "ep_get_status", 2, op_ep_get_status },
 	{ "ep_query", 2, op_ep_query },
 	{ "psp_create", 3, op_psp_create },
+	{ "psp_create_any", 1, op_psp_create_any },
 	{ "psp_free", 1, op_psp_free },
 	{ "rsp_create", 1, op_rsp_create },
 	{ "rsp_free", 1, op_rsp_free },
 	{ "cr_accept", 3, op_cr_accept },
 	{ "cr_reject", 2, op_cr_reject },
+	{ "cr_handoff", 1, op_cr_handoff },
 	{ "cno_create", 1, op_cno_create },
 	{ "cno_free", 1, op_cno_free },
 	{ "cno_wait", 1, op_cno_wait },

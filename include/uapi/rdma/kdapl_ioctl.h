@@ -215,6 +215,50 @@ struct kdapl_ioc_evd_wait {
 	__u32 reserved2;
 };
 
+/* struct kdapl_ioc_evd_modify.set, .clear and .state */
+#define KDAPL_EVD_DISABLED	(1U << 0)
+#define KDAPL_EVD_UNWAITABLE	(1U << 1)
+
+/**
+ * struct kdapl_ioc_evd_modify - change the state of an EVD
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @set: KDAPL_EVD_* to set: DISABLED keeps its events from triggering
+ *	its CNO (dat_evd_disable()); UNWAITABLE makes KDAPL_IOC_EVD_WAIT
+ *	fail with DAT_INVALID_STATE and wakes its waiters, which fail so
+ *	too (dat_evd_set_unwaitable())
+ * @clear: KDAPL_EVD_* to clear (dat_evd_enable(),
+ *	dat_evd_clear_unwaitable()); a bit may not be in both
+ * @state: out: KDAPL_EVD_* after the change
+ * @reserved: zero
+ *
+ * Events still go into the ring in every state.
+ */
+struct kdapl_ioc_evd_modify {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__u32 set;
+	__u32 clear;
+	__u32 state;
+};
+
+/**
+ * struct kdapl_ioc_evd_modify_cno - change the CNO of an EVD
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @cno_id: a CNO of the EVD's IA, or 0 for none
+ *
+ * From the return on, the EVD's events trigger the new CNO; one under
+ * way may still trigger the old one.  An old CNO left without EVDs is
+ * triggered with no EVD, as when its last EVD is freed
+ * (dat_evd_modify_cno()).
+ */
+struct kdapl_ioc_evd_modify_cno {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__u32 cno_id;
+};
+
 /**
  * struct kdapl_ioc_evd_fd - a file descriptor to poll an EVD with
  * @head: see struct kdapl_ioc_head
@@ -284,6 +328,35 @@ struct kdapl_ioc_evd_post_se {
 	__u32 evd_id;
 	__u32 reserved;
 	__u64 pointer;
+};
+
+/* struct kdapl_ioc_lmr_sync.flags: the process reads the ranges next. */
+#define KDAPL_LMR_SYNC_FOR_CPU	(1U << 0)
+/* The most segments one KDAPL_IOC_LMR_SYNC takes. */
+#define KDAPL_LMR_SYNC_MAX	65536
+
+/**
+ * struct kdapl_ioc_lmr_sync - make ranges of LMRs consistent
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @flags: 0 when the process wrote the ranges and a peer's RDMA Reads
+ *	read them next (dat_lmr_sync_rdma_read()); KDAPL_LMR_SYNC_FOR_CPU
+ *	when a peer's RDMA Writes wrote them and the process reads them
+ *	next (dat_lmr_sync_rdma_write())
+ * @segments: the address of @num_segments struct kdapl_post_sge (the
+ *	layout of DAT_LMR_TRIPLET) in the process
+ * @num_segments: 0 to KDAPL_LMR_SYNC_MAX
+ *
+ * Every range must lie in an LMR of the IA (zero-length ones are
+ * skipped); if one does not, DAT_INVALID_PARAMETER and nothing is
+ * synced.
+ */
+struct kdapl_ioc_lmr_sync {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 flags;
+	__u64 segments;
+	__u64 num_segments;
 };
 
 /**
@@ -479,6 +552,27 @@ struct kdapl_ioc_ep_connect {
 };
 
 /**
+ * struct kdapl_ioc_ep_dup_connect - connect an EP where another one is
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP, unconnected
+ * @dup_ep_id: a connected EP of the file: the new connection goes to
+ *	its peer's address and connection qualifier
+ * @timeout_us: DAT_TIMEOUT
+ * @private_data_size: its size
+ * @private_data: user pointer to the private data, or 0
+ *
+ * dat_ep_dup_connect(); the events are those of KDAPL_IOC_EP_CONNECT.
+ */
+struct kdapl_ioc_ep_dup_connect {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 dup_ep_id;
+	__u32 timeout_us;
+	__u32 private_data_size;
+	__u64 private_data;
+};
+
+/**
  * struct kdapl_ioc_ep_get_status - the state of an EP
  * @head: see struct kdapl_ioc_head
  * @ep_id: the EP
@@ -522,7 +616,9 @@ struct kdapl_ioc_ep_query {
  * @head: see struct kdapl_ioc_head
  * @ia_id: the IA
  * @evd_id: the EVD of its connection requests
- * @conn_qual: the connection qualifier it listens on
+ * @conn_qual: the connection qualifier it listens on; for
+ *	KDAPL_IOC_PSP_CREATE_ANY an output: the free qualifier the module
+ *	picked (dat_psp_create_any())
  * @flags: DAT_PSP_FLAGS
  * @reserved: zero
  * @cookie: put in its connection request events
@@ -586,6 +682,23 @@ struct kdapl_ioc_cr_reply {
 	__u64 private_data;
 	__u32 private_data_size;
 	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_cr_handoff - pass a connection request to another PSP
+ * @head: see struct kdapl_ioc_head
+ * @cr_id: the CR
+ * @reserved: zero
+ * @conn_qual: the qualifier of a PSP of the CR's IA
+ *
+ * The CR is gone afterwards; the request comes again, as a new CR, to
+ * that PSP's EVD (dat_cr_handoff()).
+ */
+struct kdapl_ioc_cr_handoff {
+	struct kdapl_ioc_head head;
+	__u32 cr_id;
+	__u32 reserved;
+	__u64 conn_qual;
 };
 
 /*
@@ -782,6 +895,12 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_RSP_CREATE = 0x1d,
 	KDAPL_NR_RSP_FREE = 0x1e,
 	KDAPL_NR_EP_MODIFY = 0x1f,
+	KDAPL_NR_EVD_MODIFY = 0x20,
+	KDAPL_NR_PSP_CREATE_ANY = 0x21,
+	KDAPL_NR_LMR_SYNC = 0x22,
+	KDAPL_NR_CR_HANDOFF = 0x23,
+	KDAPL_NR_EP_DUP_CONNECT = 0x24,
+	KDAPL_NR_EVD_MODIFY_CNO = 0x25,
 	KDAPL_NR_MAX
 };
 
@@ -824,5 +943,11 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_RSP_CREATE	KDAPL_IOC(KDAPL_NR_RSP_CREATE)
 #define KDAPL_IOC_RSP_FREE	KDAPL_IOC(KDAPL_NR_RSP_FREE)
 #define KDAPL_IOC_EP_MODIFY	KDAPL_IOC(KDAPL_NR_EP_MODIFY)
+#define KDAPL_IOC_EVD_MODIFY	KDAPL_IOC(KDAPL_NR_EVD_MODIFY)
+#define KDAPL_IOC_PSP_CREATE_ANY	KDAPL_IOC(KDAPL_NR_PSP_CREATE_ANY)
+#define KDAPL_IOC_LMR_SYNC	KDAPL_IOC(KDAPL_NR_LMR_SYNC)
+#define KDAPL_IOC_CR_HANDOFF	KDAPL_IOC(KDAPL_NR_CR_HANDOFF)
+#define KDAPL_IOC_EP_DUP_CONNECT	KDAPL_IOC(KDAPL_NR_EP_DUP_CONNECT)
+#define KDAPL_IOC_EVD_MODIFY_CNO	KDAPL_IOC(KDAPL_NR_EVD_MODIFY_CNO)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

@@ -819,6 +819,48 @@ static int test_mmap_rules(void)
 	return 0;
 }
 
+/*
+ * The commands added after the first ABI: another file's ids name
+ * nothing, and malformed arguments fail the call itself.
+ */
+static int isolation_later_calls(int fd, int fd2, struct ia *ia)
+{
+	struct kdapl_ioc_evd_modify m = { .evd_id = ia->async_id,
+					  .set = KDAPL_EVD_UNWAITABLE };
+	struct kdapl_ioc_lmr_sync ls = { .ia_id = ia->ia_id };
+	struct kdapl_ioc_cr_handoff h = { .cr_id = 1, .conn_qual = 1 };
+	struct kdapl_ioc_psp_create pa = { .ia_id = ia->ia_id,
+					       .evd_id = ia->async_id };
+
+	if (CALL(fd2, EVD_MODIFY, m) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST) ||
+	    CALL(fd2, LMR_SYNC, ls) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA) ||
+	    CALL(fd2, PSP_CREATE_ANY, pa) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA) ||
+	    CALL(fd2, CR_HANDOFF, h) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR))
+		return FAIL("other file: later commands");
+	m.set = 1U << 7;
+	if (CALL(fd, EVD_MODIFY, m) != -EINVAL)
+		return FAIL("unknown EVD state bit");
+	m.set = KDAPL_EVD_DISABLED;
+	m.clear = KDAPL_EVD_DISABLED;
+	if (CALL(fd, EVD_MODIFY, m) != -EINVAL)
+		return FAIL("EVD state bit set and cleared");
+	ls.flags = 2;
+	if (CALL(fd, LMR_SYNC, ls) != -EINVAL)
+		return FAIL("unknown sync flag");
+	h.reserved = 1;
+	if (CALL(fd, CR_HANDOFF, h) != -EINVAL)
+		return FAIL("handoff reserved field");
+	/* The async EVD takes no connection requests. */
+	if (CALL(fd, PSP_CREATE_ANY, pa) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR))
+		return FAIL("PSP on the async EVD");
+	return 0;
+}
+
 static int test_isolation(void)
 {
 	struct kdapl_ioc_pz_create pz = { 0 };
@@ -844,6 +886,8 @@ static int test_isolation(void)
 	if (CALL(fd2, IA_CLOSE, f) !=
 	      ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA))
 		return FAIL("other file");
+	if (isolation_later_calls(fd, fd2, &ia))
+		return -1;
 
 	/* A forked child may not use the parent's file at all. */
 	pid = fork();
@@ -1177,6 +1221,57 @@ static int test_reject(void)
 	if (next_event(c.fd, c.conn_id, &c.conn, &ev) ||
 	    ev.number != DAT_CONNECTION_EVENT_PEER_REJECTED ||
 	    ev.cookie != 0xc0e)
+		return FAIL("client event %#x", ev.number);
+	close(s.fd);
+	close(c.fd);
+	return 0;
+}
+
+/*
+ * A CR handed off loses its id; the request comes again, with a new id
+ * and the other qualifier, on the EVD of the PSP it went to.
+ */
+static int test_handoff(void)
+{
+	struct kdapl_ioc_psp_create p = { .conn_qual = 4747,
+					  .flags = DAT_PSP_CONSUMER_FLAG };
+	struct kdapl_ioc_psp_create pa = { .flags = DAT_PSP_CONSUMER_FLAG };
+	struct kdapl_ioc_cr_handoff h = { 0 };
+	struct kdapl_ioc_cr_reply cr = { 0 };
+	struct kdapl_uevent ev;
+	struct side s, c;
+
+	if (side_open(&s, 0x600) || side_open(&c, 0xd00))
+		return -1;
+	p.ia_id = s.ia.ia_id;
+	p.evd_id = s.cr_id;
+	pa.ia_id = s.ia.ia_id;
+	pa.evd_id = s.cr_id;
+	if (CALL(s.fd, PSP_CREATE, p) != DAT_SUCCESS ||
+	    CALL(s.fd, PSP_CREATE_ANY, pa) != DAT_SUCCESS || !pa.conn_qual ||
+	    connect_to(&c, &s, 4747, "x") != DAT_SUCCESS)
+		return FAIL("set-up");
+	if (next_event(s.fd, s.cr_id, &s.cr, &ev))
+		return -1;
+	h.cr_id = ev.new_id;
+	h.conn_qual = pa.conn_qual;
+	if (CALL(s.fd, CR_HANDOFF, h) != DAT_SUCCESS)
+		return FAIL("handoff");
+	cr.cr_id = h.cr_id;
+	if (CALL(s.fd, CR_REJECT, cr) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR))
+		return FAIL("the old id still names the CR");
+	if (next_event(s.fd, s.cr_id, &s.cr, &ev))
+		return -1;
+	if (ev.number != DAT_CONNECTION_REQUEST_EVENT || !ev.new_id ||
+	    ev.new_id == h.cr_id || ev.data[0] != pa.conn_qual)
+		return FAIL("request again: %#x id %u qual %llu", ev.number,
+			    ev.new_id, (unsigned long long)ev.data[0]);
+	cr.cr_id = ev.new_id;
+	if (CALL(s.fd, CR_REJECT, cr) != DAT_SUCCESS)
+		return FAIL("reject");
+	if (next_event(c.fd, c.conn_id, &c.conn, &ev) ||
+	    ev.number != DAT_CONNECTION_EVENT_PEER_REJECTED)
 		return FAIL("client event %#x", ev.number);
 	close(s.fd);
 	close(c.fd);
@@ -1693,7 +1788,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..18\n");
+	printf("TAP version 13\n1..19\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -1709,6 +1804,7 @@ int main(int argc, char **argv)
 	tap_run("lmr_rlimit", test_lmr_rlimit);
 	tap_run("connect", test_connect);
 	tap_run("reject", test_reject);
+	tap_run("handoff", test_handoff);
 	tap_run("post", test_post);
 	tap_run("post_errors", test_post_errors);
 	tap_run("post_hostile", test_post_hostile);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dat2/udat.h>
 #include <dat2/udat_redirection.h>
@@ -381,6 +382,111 @@ static int test_connect(void)
 	return 0;
 }
 
+/* A request handed off to another PSP comes again there, with a new CR. */
+static int test_cr_handoff(void)
+{
+	DAT_CR_ARRIVAL_EVENT_DATA *req;
+	DAT_PSP_HANDLE psp, psp2;
+	DAT_EVD_HANDLE cr2;
+	DAT_CR_HANDLE old;
+	DAT_CR_PARAM crp;
+	DAT_CONN_QUAL q2;
+	struct side s, c;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	if (side_open(&s) || side_open(&c) ||
+	    dat_evd_create(s.ia, 4, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &cr2))
+		return FAIL("set-up");
+	if (dat_psp_create(s.ia, 5252, s.cr, DAT_PSP_CONSUMER_FLAG, &psp) ||
+	    dat_psp_create_any(s.ia, &q2, cr2, DAT_PSP_CONSUMER_FLAG, &psp2))
+		return FAIL("PSPs");
+	ret = dat_ep_connect(c.ep, s.addr, 5252, 5000000, 5, "hello",
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS || wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT,
+					     &ev))
+		return FAIL("request: %#x", ret);
+	old = ev.event_data.cr_arrival_event_data.cr_handle;
+	ret = dat_cr_handoff(old, q2 + 1000);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("no PSP there: %#x", ret);
+	/* The old handle is destroyed (its memory too: not to be used). */
+	ret = dat_cr_handoff(old, q2);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_cr_handoff: %#x", ret);
+	if (wait_event(cr2, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return -1;
+	req = &ev.event_data.cr_arrival_event_data;
+	if (req->sp_handle.psp_handle != psp2 || req->conn_qual != q2 ||
+	    !req->cr_handle)
+		return FAIL("request on the other PSP");
+	if (dat_cr_query(req->cr_handle, DAT_CR_FIELD_ALL, &crp) ||
+	    crp.private_data_size < 5 || memcmp(crp.private_data, "hello", 5))
+		return FAIL("the request's private data");
+	if (dat_cr_accept(req->cr_handle, s.ep, 0, NULL) != DAT_SUCCESS)
+		return FAIL("accept");
+	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return -1;
+	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	return 0;
+}
+
+/* dat_ep_dup_connect(): a second connection to where the first goes. */
+static int test_dup_connect(void)
+{
+	DAT_EP_HANDLE ep2, sep2;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_PARAM crp;
+	struct side s, c;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	if (pair_connect(&s, &c, 5353, &psp))
+		return -1;
+	if (dat_ep_create(c.ia, c.pz, c.dto, c.dto, c.conn, NULL, &ep2) ||
+	    dat_ep_create(s.ia, s.pz, s.dto, s.dto, s.conn, NULL, &sep2))
+		return FAIL("EPs");
+	ret = dat_ep_dup_connect(ep2, sep2, 5000000, 0, NULL,
+				 DAT_QOS_BEST_EFFORT);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP))
+		return FAIL("EP of another IA: %#x", ret);
+	ret = dat_ep_dup_connect(c.ep, ep2, 5000000, 0, NULL,
+				 DAT_QOS_BEST_EFFORT);
+	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
+		return FAIL("connected EP: %#x", ret);
+	ret = dat_ep_dup_connect(ep2, c.ep, 5000000, 0, NULL,
+				 (DAT_QOS)99);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6))
+		return FAIL("bad QoS: %#x", ret);
+	ret = dat_ep_dup_connect(ep2, c.ep, 0, 0, NULL, DAT_QOS_BEST_EFFORT);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("zero timeout: %#x", ret);
+	ret = dat_ep_dup_connect(ep2, c.ep, 5000000, 3, "dup",
+				 DAT_QOS_BEST_EFFORT);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_ep_dup_connect: %#x", ret);
+	if (wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return -1;
+	if (ev.event_data.cr_arrival_event_data.conn_qual != 5353 ||
+	    dat_cr_query(ev.event_data.cr_arrival_event_data.cr_handle,
+			 DAT_CR_FIELD_ALL, &crp) ||
+	    crp.private_data_size < 3 || memcmp(crp.private_data, "dup", 3))
+		return FAIL("the duplicate's request");
+	if (dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, sep2,
+			  0, NULL))
+		return FAIL("accept");
+	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    ev.event_data.connect_event_data.ep_handle != ep2)
+		return FAIL("duplicate established");
+	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	return 0;
+}
+
 /* A service point freed and made again on its qualifier takes requests. */
 static int test_rsp(void)
 {
@@ -672,6 +778,261 @@ static int test_abrupt_close(void)
 	return ret == DAT_SUCCESS ? 0 : FAIL("abrupt close: %#x", ret);
 }
 
+struct unwait_arg {
+	DAT_EVD_HANDLE evd;
+	DAT_RETURN ret;
+};
+
+static void *unwait_waiter(void *p)
+{
+	struct unwait_arg *a = p;
+	DAT_EVENT ev;
+	DAT_COUNT n;
+
+	/* 10 s: a waiter the change did not wake fails with a timeout. */
+	a->ret = dat_evd_wait(a->evd, 10000000, 1, &ev, &n);
+	return NULL;
+}
+
+/* The state of an EVD: enable/disable (its CNO), (un)waitable. */
+static int test_evd_state(void)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_EVD_HANDLE async, evd, got;
+	struct unwait_arg arg;
+	DAT_EVD_PARAM param;
+	DAT_CNO_HANDLE cno;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+	pthread_t th;
+	DAT_COUNT n;
+
+	if (open_ia(&ia, &async) ||
+	    dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno) ||
+	    dat_evd_create(ia, 4, cno, DAT_EVD_SOFTWARE_FLAG, &evd))
+		return FAIL("set-up");
+	ret = dat_evd_query(evd, DAT_EVD_FIELD_ALL, &param);
+	if (ret != DAT_SUCCESS || param.evd_state !=
+	    (DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE))
+		return FAIL("initial state: %#x %#x", ret, param.evd_state);
+
+	/* Disabled, its events queue but leave the CNO alone. */
+	if (dat_evd_disable(evd) != DAT_SUCCESS ||
+	    dat_evd_disable(evd) != DAT_SUCCESS)
+		return FAIL("dat_evd_disable");
+	dat_evd_query(evd, DAT_EVD_FIELD_ALL, &param);
+	if (param.evd_state != (DAT_EVD_STATE_DISABLED | DAT_EVD_STATE_WAITABLE))
+		return FAIL("disabled state %#x", param.evd_state);
+	if (dat_evd_post_se(evd, &ev) != DAT_SUCCESS)
+		return FAIL("post_se");
+	ret = dat_cno_wait(cno, 200000, &got);
+	if (ret != ERR(DAT_QUEUE_EMPTY, 0))
+		return FAIL("CNO of a disabled EVD: %#x", ret);
+	if (dat_evd_dequeue(evd, &ev) != DAT_SUCCESS)
+		return FAIL("dequeue from a disabled EVD");
+	if (dat_evd_enable(evd) != DAT_SUCCESS)
+		return FAIL("dat_evd_enable");
+	dat_evd_post_se(evd, &ev);
+	ret = dat_cno_wait(cno, 5000000, &got);
+	if (ret != DAT_SUCCESS || got != evd)
+		return FAIL("CNO of an enabled EVD: %#x", ret);
+	dat_evd_dequeue(evd, &ev);
+
+	/* Unwaitable: a blocked waiter wakes and fails, so do new ones. */
+	arg.evd = evd;
+	if (pthread_create(&th, NULL, unwait_waiter, &arg))
+		return FAIL("pthread_create");
+	usleep(200000);
+	if (dat_evd_set_unwaitable(evd) != DAT_SUCCESS)
+		return FAIL("dat_evd_set_unwaitable");
+	pthread_join(th, NULL);
+	if (arg.ret != ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE))
+		return FAIL("blocked waiter: %#x", arg.ret);
+	dat_evd_post_se(evd, &ev);
+	ret = dat_evd_wait(evd, 0, 1, &ev, &n);
+	if (ret != ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_UNWAITABLE))
+		return FAIL("wait on an unwaitable EVD: %#x", ret);
+	dat_evd_query(evd, DAT_EVD_FIELD_ALL, &param);
+	if (param.evd_state != (DAT_EVD_STATE_ENABLED |
+				DAT_EVD_STATE_UNWAITABLE))
+		return FAIL("unwaitable state %#x", param.evd_state);
+	if (dat_evd_clear_unwaitable(evd) != DAT_SUCCESS)
+		return FAIL("dat_evd_clear_unwaitable");
+	ret = dat_evd_wait(evd, 0, 1, &ev, &n);
+	if (ret != DAT_SUCCESS || ev.event_number != DAT_SOFTWARE_EVENT)
+		return FAIL("wait after clear: %#x", ret);
+	if (dat_evd_enable(DAT_HANDLE_NULL) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST) ||
+	    dat_evd_set_unwaitable(cno) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST))
+		return FAIL("bad handles");
+	if (dat_evd_free(evd) || dat_cno_free(cno))
+		return FAIL("free");
+	return dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
+/* dat_evd_modify_cno(): the EVD's events go to the new CNO only. */
+static int test_evd_cno(void)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_EVD_HANDLE async, async2, evd, got;
+	DAT_CNO_HANDLE a, b, other;
+	DAT_EVD_PARAM param;
+	DAT_IA_HANDLE ia, ia2;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async) || open_ia(&ia2, &async2) ||
+	    dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &a) ||
+	    dat_cno_create(ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &b) ||
+	    dat_cno_create(ia2, DAT_OS_WAIT_PROXY_AGENT_NULL, &other) ||
+	    dat_evd_create(ia, 4, a, DAT_EVD_SOFTWARE_FLAG, &evd))
+		return FAIL("set-up");
+	ret = dat_evd_modify_cno(evd, other);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("CNO of another IA: %#x", ret);
+	ret = dat_evd_modify_cno(evd, evd);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO))
+		return FAIL("not a CNO: %#x", ret);
+	if (dat_evd_modify_cno(evd, b) != DAT_SUCCESS)
+		return FAIL("dat_evd_modify_cno");
+	if (dat_evd_query(evd, DAT_EVD_FIELD_ALL, &param) ||
+	    param.cno_handle != b)
+		return FAIL("query after the change");
+	/* A, left without EVDs, was triggered with none. */
+	got = evd;
+	ret = dat_cno_wait(a, 0, &got);
+	if (ret != DAT_SUCCESS || got != DAT_HANDLE_NULL)
+		return FAIL("old CNO: %#x %p", ret, got);
+	dat_evd_post_se(evd, &ev);
+	ret = dat_cno_wait(b, 5000000, &got);
+	if (ret != DAT_SUCCESS || got != evd)
+		return FAIL("new CNO: %#x %p", ret, got);
+	ret = dat_cno_wait(a, 100000, &got);
+	if (ret != ERR(DAT_QUEUE_EMPTY, 0))
+		return FAIL("old CNO triggered again: %#x", ret);
+	if (dat_cno_free(a) != DAT_SUCCESS)
+		return FAIL("the old CNO is free to go");
+	/* No CNO at all. */
+	if (dat_evd_modify_cno(evd, DAT_HANDLE_NULL) != DAT_SUCCESS)
+		return FAIL("no CNO");
+	dat_cno_wait(b, 0, &got);
+	dat_evd_post_se(evd, &ev);
+	ret = dat_cno_wait(b, 100000, &got);
+	if (ret != ERR(DAT_QUEUE_EMPTY, 0))
+		return FAIL("CNO after removal: %#x", ret);
+	if (dat_evd_free(evd) || dat_cno_free(b) || dat_cno_free(other))
+		return FAIL("free");
+	if (dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG))
+		return FAIL("close");
+	return 0;
+}
+
+/* dat_psp_create_any(): a free qualifier, reported and held. */
+static int test_psp_any(void)
+{
+	DAT_PSP_HANDLE psp, psp2, psp3;
+	DAT_CONN_QUAL q = 0, q2 = 0;
+	DAT_EVD_HANDLE async, cr;
+	DAT_PSP_PARAM param;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async) ||
+	    dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &cr))
+		return FAIL("set-up");
+	ret = dat_psp_create_any(ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp);
+	if (ret != DAT_SUCCESS || !q)
+		return FAIL("dat_psp_create_any: %#x %llu", ret,
+			    (unsigned long long)q);
+	ret = dat_psp_create_any(ia, &q2, cr, DAT_PSP_CONSUMER_FLAG, &psp2);
+	if (ret != DAT_SUCCESS || !q2 || q2 == q)
+		return FAIL("second: %#x %llu", ret, (unsigned long long)q2);
+	ret = dat_psp_query(psp, DAT_PSP_FIELD_ALL, &param);
+	if (ret != DAT_SUCCESS || param.conn_qual != q)
+		return FAIL("dat_psp_query: %#x", ret);
+	ret = dat_psp_create(ia, q, cr, DAT_PSP_CONSUMER_FLAG, &psp3);
+	if (DAT_GET_TYPE(ret) != DAT_CONN_QUAL_IN_USE)
+		return FAIL("its qualifier is taken: %#x", ret);
+	ret = dat_psp_create_any(ia, NULL, cr, DAT_PSP_CONSUMER_FLAG, &psp3);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("NULL qualifier: %#x", ret);
+	ret = dat_psp_create_any(ia, &q, async, DAT_PSP_CONSUMER_FLAG, &psp3);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR))
+		return FAIL("not a CR EVD: %#x", ret);
+	if (dat_psp_free(psp) || dat_psp_free(psp2) || dat_evd_free(cr))
+		return FAIL("free");
+	return dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
+/* dat_lmr_sync_rdma_read/write(): ranges of the IA's LMRs only. */
+static int test_lmr_sync(void)
+{
+	static char buf[3 * 4096];
+	DAT_LMR_TRIPLET seg[2];
+	DAT_REGION_DESCRIPTION region = { .for_va = buf + 4096 };
+	DAT_EVD_HANDLE async, async2;
+	DAT_IA_HANDLE ia, ia2;
+	DAT_LMR_CONTEXT lctx;
+	DAT_LMR_HANDLE lmr;
+	DAT_PZ_HANDLE pz;
+	DAT_RETURN ret;
+
+	if (open_ia(&ia, &async) || open_ia(&ia2, &async2) ||
+	    dat_pz_create(ia, &pz) ||
+	    dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, region, 4096, pz,
+			   DAT_MEM_PRIV_ALL_FLAG, DAT_VA_TYPE_VA, &lmr, &lctx,
+			   NULL, NULL, NULL))
+		return FAIL("set-up");
+	seg[0].lmr_context = lctx;
+	seg[0].virtual_address = (DAT_VADDR)(buf + 4096);
+	seg[0].segment_length = 4096;
+	seg[1].lmr_context = lctx;
+	seg[1].virtual_address = (DAT_VADDR)(buf + 5000);
+	seg[1].segment_length = 100;
+	if (dat_lmr_sync_rdma_read(ia, seg, 2) != DAT_SUCCESS ||
+	    dat_lmr_sync_rdma_write(ia, seg, 2) != DAT_SUCCESS ||
+	    dat_lmr_sync_rdma_read(ia, NULL, 0) != DAT_SUCCESS)
+		return FAIL("valid ranges");
+	/* One byte past the LMR. */
+	seg[1].segment_length = 4096 - 904 + 1;
+	ret = dat_lmr_sync_rdma_read(ia, seg, 2);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("past the end: %#x", ret);
+	seg[1].segment_length = 0;
+	seg[1].lmr_context = lctx + 1;
+	if (dat_lmr_sync_rdma_write(ia, seg, 2) != DAT_SUCCESS)
+		return FAIL("an empty segment is skipped");
+	seg[1].segment_length = 1;
+	ret = dat_lmr_sync_rdma_write(ia, seg, 2);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("unknown lmr_context: %#x", ret);
+	/* Another IA of the process does not have the LMR. */
+	ret = dat_lmr_sync_rdma_read(ia2, seg, 1);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("LMR of another IA: %#x", ret);
+	ret = dat_lmr_sync_rdma_read(ia, NULL, 1);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("NULL segments: %#x", ret);
+	ret = dat_lmr_sync_rdma_read(ia, (DAT_LMR_TRIPLET *)8, 2);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("unmapped segments: %#x", ret);
+	ret = dat_lmr_sync_rdma_read(ia, seg, 65537);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("too many segments: %#x", ret);
+	if (dat_lmr_free(lmr) || dat_pz_free(pz))
+		return FAIL("free");
+	ret = dat_lmr_sync_rdma_read(ia, seg, 1);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("freed LMR: %#x", ret);
+	if (dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    dat_ia_close(ia2, DAT_CLOSE_GRACEFUL_FLAG))
+		return FAIL("close");
+	return 0;
+}
+
 /*
  * Threads of one process create and free objects of one IA at once, as
  * dapltest's do: the shim's list of the IA's objects must stay whole, so
@@ -753,7 +1114,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..12\n");
+	printf("TAP version 13\n1..18\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -766,5 +1127,11 @@ int main(int argc, char **argv)
 	tap_run("ep_modify", test_ep_modify);
 	tap_run("abrupt_close", test_abrupt_close);
 	tap_run("threads", test_threads);
+	tap_run("evd_state", test_evd_state);
+	tap_run("evd_cno", test_evd_cno);
+	tap_run("psp_any", test_psp_any);
+	tap_run("lmr_sync", test_lmr_sync);
+	tap_run("cr_handoff", test_cr_handoff);
+	tap_run("dup_connect", test_dup_connect);
 	return tap_done("shim_test");
 }
