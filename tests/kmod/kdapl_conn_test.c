@@ -32,6 +32,9 @@
  * errors    UNREACHABLE (no ARP answer, long timeout), a send into a
  *	     short receive (statuses and connection events per transport),
  *	     an RDMA read into an unbound RMR (refused at post)
+ * break_connecting  an EP broken (an LMR of its receive freed) while
+ *	     its connect to a port nobody listens on fails, at delays that
+ *	     sweep the race between teardown and rdma_cm's handler
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -2781,6 +2784,99 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 13. break_connecting: an EP broken while its connect fails
+ */
+
+/*
+ * Freeing an LMR that a posted receive names breaks the EP (see
+ * dat_lmr_free()).  Done while the EP's connect to a qualifier nobody
+ * listens on fails, the teardown of the break meets rdma_cm's handler
+ * in rdma_connect_locked(), which on iWARP frees the iw_cm identifier
+ * when the connection cannot start.  The delay between the connect and
+ * the free sweeps that window, round by round.
+ */
+#define KCT_BREAK_ROUNDS	96
+#define KCT_BREAK_STEP_US	20
+
+static bool kct_break_ended(DAT_EVENT_NUMBER n)
+{
+	return n == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
+	       n == DAT_CONNECTION_EVENT_BROKEN ||
+	       n == DAT_CONNECTION_EVENT_DISCONNECTED ||
+	       n == DAT_CONNECTION_EVENT_UNREACHABLE;
+}
+
+static bool kct_break_round(struct kct *t, unsigned int delay_us)
+{
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_RECV, 0) };
+	struct kct_buf b = { };
+	DAT_LMR_TRIPLET iov;
+	DAT_EVENT ev;
+
+	if (!kct_buf_init(t, &b, KCT_SLOT, DAT_MEM_PRIV_LOCAL_READ_FLAG |
+					   DAT_MEM_PRIV_LOCAL_WRITE_FLAG))
+		goto out;
+	iov.virtual_address = (uintptr_t)b.va;
+	iov.segment_length = KCT_SLOT;
+	iov.lmr_context = b.lctx;
+	if (!KCT_OK(dat_ep_post_recv(t->cli.ep, 1, &iov, ck,
+				     DAT_COMPLETION_DEFAULT_FLAG)) ||
+	    !KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   port + 98, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)))
+		goto out;
+	if (delay_us)
+		usleep_range(delay_us, delay_us + 10);
+	if (!KCT_OK(dat_lmr_free(b.lmr)))
+		goto out;
+	b.lmr = DAT_HANDLE_NULL;
+	/* One connection event ends the attempt, whichever cause won. */
+	if (!kct_wait(t, t->cli.conn_evd, &ev, KCT_WAIT_MS,
+		      "the end of the attempt", false) ||
+	    !KCT_CHECK(kct_break_ended(ev.event_number),
+		       "attempt ended with 0x%x (%s)", ev.event_number,
+		       kct_conn_event_name(ev.event_number)))
+		goto out;
+	/* The receive never ran: it completes in error, once. */
+	if (!kct_wait(t, t->cli.recv_evd, &ev, KCT_WAIT_MS,
+		      "the receive's completion", false) ||
+	    !KCT_CHECK(ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+		       ev.event_data.dto_completion_event_data.status !=
+		       DAT_DTO_SUCCESS,
+		       "receive event 0x%x status %d", ev.event_number,
+		       ev.event_data.dto_completion_event_data.status))
+		goto out;
+	if (KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED))
+		KCT_OK(dat_ep_reset(t->cli.ep));
+out:
+	kct_buf_fini(t, &b);
+	return !t->failed;
+}
+
+static void kct_break_connecting(struct kct *t)
+{
+	unsigned int i;
+
+	if (!kct_open(t, port + 15, false))
+		goto out;
+	for (i = 0; i < KCT_BREAK_ROUNDS; i++)
+		if (!kct_break_round(t, i * KCT_BREAK_STEP_US))
+			break;
+	if (t->failed) {
+		pr_err(KCT "break_connecting: failed in round %u\n", i);
+		goto out;
+	}
+	if (!kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !kct_quiet(t, t->cli.recv_evd, "client receive"))
+		goto out;
+	pr_info(KCT "break_connecting: %u rounds, 0 to %u us\n", i,
+		(i - 1) * KCT_BREAK_STEP_US);
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -2802,6 +2898,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "flags", kct_flags },
 	{ "errors", kct_errors },
 	{ "server_first", kct_server_first },
+	{ "break_connecting", kct_break_connecting },
 };
 
 static bool kct_selected(const char *name)

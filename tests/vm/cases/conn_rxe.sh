@@ -20,7 +20,7 @@
 . /usr/lib/kdapl/lib.sh
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
-CONN_TESTS="$CONN_TESTS flags errors server_first"
+CONN_TESTS="$CONN_TESTS flags errors server_first break_connecting"
 # 1000 connect/disconnect cycles take 3 minutes per device under KASAN
 # on two emulated cores: 250 there (the distro kernel runs 1000).
 CYCLES=1000
