@@ -428,6 +428,11 @@ static int test_cr_handoff(void)
 	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
 	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
 		return -1;
+	/* Both sides see the end: kdaplctl's counts are exact. */
+	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+		return FAIL("disconnect");
 	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
 	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
 		return FAIL("close");
@@ -479,8 +484,17 @@ static int test_dup_connect(void)
 			  0, NULL))
 		return FAIL("accept");
 	if (wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
-	    ev.event_data.connect_event_data.ep_handle != ep2)
+	    ev.event_data.connect_event_data.ep_handle != ep2 ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
 		return FAIL("duplicate established");
+	/* Both connections end on both sides: kdaplctl's counts are exact. */
+	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    dat_ep_disconnect(ep2, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+		return FAIL("disconnect");
 	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
 	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
 		return FAIL("close");

@@ -35,7 +35,8 @@ rdma resource show pd | grep -q 'comm \[kdapl\]' ||
 
 # stats: shim_test posts one receive, one send, a send with a bad LMR
 # context, 400 RDMA Writes and one RDMA Read, and each completes; it
-# makes five connections, each with its events on both sides.
+# makes eight connections, each with its events on both sides, and one
+# of them comes as two requests (handed off from one PSP to another).
 stats() {
 	kdaplctl stats rxe0-1-eth0 | awk '{ printf "%s=%s ", $1, $2 }'
 }
@@ -47,7 +48,7 @@ info "before: $before"
 info "after: $after"
 for c in posts_send=1 posts_recv=1 posts_rdma_write=400 posts_rdma_read=1 \
 	posts_other=0 post_errors=1 completions=403 completion_errors=0 \
-	connection_requests=5 connection_events=19 async_events=0 \
+	connection_requests=9 connection_events=31 async_events=0 \
 	evd_overflows=0; do
 	b=$(echo "$before" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
 	a=$(echo "$after" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
