@@ -562,29 +562,14 @@ static int kdapl_uioctl_lmr_free(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
-/* Read the segments of a sync from the process as DAT_LMR_TRIPLETs. */
-static DAT_LMR_TRIPLET *kdapl_uioctl_sync_segs(u64 uptr, u32 n)
-{
-	struct kdapl_post_sge *u;
-	DAT_LMR_TRIPLET *t;
-	u32 i;
-
-	u = vmemdup_user(u64_to_user_ptr(uptr), array_size(n, sizeof(*u)));
-	if (IS_ERR(u))
-		return ERR_CAST(u);
-	t = kvmalloc_array(n, sizeof(*t), GFP_KERNEL_ACCOUNT);
-	if (!t) {
-		kvfree(u);
-		return ERR_PTR(-ENOMEM);
-	}
-	for (i = 0; i < n; i++) {
-		t[i].lmr_context = u[i].context;
-		t[i].virtual_address = u[i].virtual_address;
-		t[i].segment_length = u[i].segment_length;
-	}
-	kvfree(u);
-	return t;
-}
+/* A sync's segments are read from the process as they are. */
+static_assert(sizeof(struct kdapl_post_sge) == sizeof(DAT_LMR_TRIPLET));
+static_assert(offsetof(struct kdapl_post_sge, virtual_address) ==
+	      offsetof(DAT_LMR_TRIPLET, virtual_address));
+static_assert(offsetof(struct kdapl_post_sge, segment_length) ==
+	      offsetof(DAT_LMR_TRIPLET, segment_length));
+static_assert(offsetof(struct kdapl_post_sge, context) ==
+	      offsetof(DAT_LMR_TRIPLET, lmr_context));
 
 static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
@@ -606,7 +591,8 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 		return 0;
 	}
 	if (a->num_segments) {
-		segs = kdapl_uioctl_sync_segs(a->segments, a->num_segments);
+		segs = vmemdup_user(u64_to_user_ptr(a->segments),
+				    array_size(a->num_segments, sizeof(*segs)));
 		if (IS_ERR(segs)) {
 			if (PTR_ERR(segs) != -EFAULT)
 				return PTR_ERR(segs);
