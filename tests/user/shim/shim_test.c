@@ -368,18 +368,12 @@ static int test_connect(void)
 	ret = dat_ep_modify(c.ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &epp);
 	if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE)
 		return FAIL("dat_ep_modify connected: %#x", ret);
-	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS)
-		return FAIL("dat_ep_disconnect");
-	if (wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+	if (pair_disconnect(&s, &c, c.ep))
 		return -1;
 	if (dat_ep_free(c.ep) != DAT_SUCCESS || dat_ep_free(s.ep) !=
 	    DAT_SUCCESS || dat_psp_free(psp) != DAT_SUCCESS)
 		return FAIL("free");
-	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
-	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
-		return FAIL("close");
-	return 0;
+	return pair_close(&s, &c);
 }
 
 /* A request handed off to another PSP comes again there, with a new CR. */
@@ -429,14 +423,9 @@ static int test_cr_handoff(void)
 	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
 		return -1;
 	/* Both sides see the end: kdaplctl's counts are exact. */
-	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) ||
-	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
-		return FAIL("disconnect");
-	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
-	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
-		return FAIL("close");
-	return 0;
+	if (pair_disconnect(&s, &c, c.ep))
+		return -1;
+	return pair_close(&s, &c);
 }
 
 /* dat_ep_dup_connect(): a second connection to where the first goes. */
@@ -488,17 +477,9 @@ static int test_dup_connect(void)
 	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
 		return FAIL("duplicate established");
 	/* Both connections end on both sides: kdaplctl's counts are exact. */
-	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) ||
-	    dat_ep_disconnect(ep2, DAT_CLOSE_GRACEFUL_FLAG) ||
-	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
-		return FAIL("disconnect");
-	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
-	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
-		return FAIL("close");
-	return 0;
+	if (pair_disconnect(&s, &c, c.ep) || pair_disconnect(&s, &c, ep2))
+		return -1;
+	return pair_close(&s, &c);
 }
 
 /* A service point freed and made again on its qualifier takes requests. */
@@ -545,20 +526,15 @@ static int test_rsp(void)
 	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
 	    ev.event_data.connect_event_data.ep_handle != s.ep)
 		return FAIL("established");
-	if (dat_ep_disconnect(c.ep, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS ||
-	    wait_event(c.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-	    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
-		return FAIL("disconnect");
+	if (pair_disconnect(&s, &c, c.ep))
+		return -1;
 	if (dat_rsp_free(s.ep) !=
 	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP))
 		return FAIL("dat_rsp_free of an EP");
 	ret = dat_rsp_free(rsp);
 	if (ret != DAT_SUCCESS)
 		return FAIL("dat_rsp_free: %#x", ret);
-	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
-	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
-		return FAIL("close");
-	return 0;
+	return pair_close(&s, &c);
 }
 
 static int test_psp_again(void)
@@ -697,9 +673,8 @@ static int test_dto(void)
 		return FAIL("RDMA Read");
 	if (memcmp(cbuf + BUF - 4096, sbuf, 4096))
 		return FAIL("read data differs");
-	if (dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
-	    dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
-		return FAIL("close");
+	if (pair_close(&s, &c))
+		return -1;
 	free(sbuf);
 	free(cbuf);
 	return 0;

@@ -97,6 +97,30 @@ int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
 	return 0;
 }
 
+/*
+ * Disconnect @ep, an EP of the client @c, gracefully: both sides must
+ * see DISCONNECTED.
+ */
+int pair_disconnect(struct side *s, struct side *c, DAT_EP_HANDLE ep)
+{
+	DAT_EVENT ev;
+
+	if (dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS ||
+	    wait_event(c->conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    wait_event(s->conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+		return FAIL("disconnect");
+	return 0;
+}
+
+/* Close both sides' IAs abruptly, with what they still hold. */
+int pair_close(struct side *s, struct side *c)
+{
+	if (dat_ia_close(s->ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    dat_ia_close(c->ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	return 0;
+}
+
 int make_lmr(struct side *sd, void *buf, DAT_VLEN len, DAT_LMR_HANDLE *lmr,
 	     DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx)
 {

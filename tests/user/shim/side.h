@@ -30,6 +30,8 @@ int side_open(struct side *sd);
 int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number, DAT_EVENT *ev);
 int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
 		 DAT_PSP_HANDLE *psp);
+int pair_disconnect(struct side *s, struct side *c, DAT_EP_HANDLE ep);
+int pair_close(struct side *s, struct side *c);
 int make_lmr(struct side *sd, void *buf, DAT_VLEN len, DAT_LMR_HANDLE *lmr,
 	     DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx);
 int dto_done(struct side *sd, DAT_UINT64 cookie, DAT_DTOS op, DAT_VLEN len);
