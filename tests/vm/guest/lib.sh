@@ -143,6 +143,28 @@ kdapl_unload() {
 	kmod_unload kdapl
 }
 
+# kdapl_reset: after a failed test, remove what it may have left (its soft
+# RDMA links, kdapl and the modules that use it) so that the next test
+# starts from a clean guest.  What cannot be removed is reported; the next
+# tests then fail on it as they should.
+kdapl_reset() {
+	for _l in $(rdma link show 2>/dev/null |
+		    awk '{ split($2, a, "/"); print a[1] }'); do
+		rdma link delete "$_l" 2>/dev/null &&
+			echo "# reset: deleted $_l"
+	done
+	# The fourth field of /proc/modules lists the modules using kdapl.
+	for _m in $(awk '$1 == "kdapl" { gsub(/[,-]/, " ", $4); print $4 }' \
+		    /proc/modules) kdapl; do
+		[ -d "/sys/module/$_m" ] || continue
+		if rmmod "$_m" 2>/dev/null; then
+			echo "# reset: unloaded $_m"
+		else
+			echo "# reset: cannot unload $_m"
+		fi
+	done
+}
+
 # kdapl_nothing_left SECONDS: true once every count of debugfs
 # kdapl/objects (objects per type, open files, pinned pages) is zero,
 # waiting up to SECONDS for connections to be torn down by work items;
