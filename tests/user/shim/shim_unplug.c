@@ -179,10 +179,13 @@ static int expect_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number,
 /*
  * Each DTO outstanding on @sd completes once: receives flushed (or, for
  * the one in flight, received), the send done or flushed; then nothing.
+ * The one DTO the transport was moving when the device went may instead
+ * end with the error it met (siw completes it with the socket's error).
  */
 static int drain(struct side *sd, int recvs, int sends)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	int in_flight = 0;
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
 	DAT_UINT64 ck;
@@ -194,11 +197,16 @@ static int drain(struct side *sd, int recvs, int sends)
 			return FAIL("%d receives, %d sends not completed",
 				    recvs, sends);
 		ck = d->user_cookie.as_64;
-		if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
-		    (d->status != DAT_DTO_ERR_FLUSHED &&
-		     d->status != DAT_DTO_SUCCESS))
-			return FAIL("event %#x status %d", ev.event_number,
-				    d->status);
+		if (ev.event_number != DAT_DTO_COMPLETION_EVENT)
+			return FAIL("event %#x", ev.event_number);
+		if (d->status != DAT_DTO_ERR_FLUSHED &&
+		    d->status != DAT_DTO_SUCCESS) {
+			if (in_flight++)
+				return FAIL("a second DTO with status %d",
+					    d->status);
+			printf("# in flight: %#llx ended with status %d\n",
+			       (unsigned long long)ck, d->status);
+		}
 		if (sd == &s && ck < RECVS && posted[ck]) {
 			posted[ck] = 0;
 			recvs--;
