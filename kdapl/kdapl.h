@@ -691,6 +691,7 @@ static inline int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
 
 int kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n);
 void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n);
+DAT_COMPLETION_FLAGS kdapl_evd_stream_default(const struct kdapl_evd *evd);
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				   enum kdapl_stream stream,
 				   DAT_COMPLETION_FLAGS flags);

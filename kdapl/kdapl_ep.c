@@ -559,16 +559,23 @@ static DAT_RETURN kdapl_ep_lookup_links(struct kdapl_owner *owner,
 
 /*
  * The attributes of a new EP: the consumer's, checked (@attr_arg is the
- * argument to name if they are bad), or the provider's defaults.  IA lock
- * held.
+ * argument to name if they are bad), or the provider's defaults, with
+ * completion flags that the EVDs of @links accept.  IA lock held.
  */
 static DAT_RETURN kdapl_ep_take_attr(struct kdapl_ia *ia,
 				     const DAT_EP_ATTR *ep_attributes,
+				     const struct kdapl_ep_links *links,
 				     DAT_RETURN_SUBTYPE attr_arg,
 				     DAT_EP_ATTR *attr)
 {
 	if (!ep_attributes) {
 		kdapl_ep_default_attr(ia, attr);
+		if (links->recv_evd)
+			attr->recv_completion_flags =
+				kdapl_evd_stream_default(links->recv_evd);
+		if (links->request_evd)
+			attr->request_completion_flags =
+				kdapl_evd_stream_default(links->request_evd);
 		return DAT_SUCCESS;
 	}
 	if (ep_attributes->service_type != DAT_SERVICE_TYPE_RC)
@@ -671,7 +678,7 @@ static DAT_RETURN kdapl_ep_new(struct kdapl_owner *owner,
 				    request_evd_handle, connect_evd_handle,
 				    with_srq, srq_handle, &links);
 	if (!ret)
-		ret = kdapl_ep_take_attr(ia, ep_attributes, attr_arg,
+		ret = kdapl_ep_take_attr(ia, ep_attributes, &links, attr_arg,
 					 &ep->attr);
 	if (!ret)
 		ret = kdapl_ep_install(ia, ep, &links, attr_arg);
@@ -746,6 +753,8 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_create);
  * (they cannot be freed) until it is freed.  Its receive and request
  * streams are registered on their EVDs with their completion flags; the
  * flags must agree with those of the other EP streams on the same EVD.
+ * The defaults give a stream into an EVD that other kinds of events
+ * also feed DAT_COMPLETION_EVD_THRESHOLD_FLAG, the only flags it takes.
  * No queue pair is created yet: that happens with the connection.
  *
  * Context: process context, may sleep.

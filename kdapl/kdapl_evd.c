@@ -1390,6 +1390,25 @@ static bool kdapl_evd_stream_ok(const struct kdapl_evd *evd,
 }
 
 /**
+ * kdapl_evd_stream_default() - the completion flags an EP created without
+ * attributes gives a stream into an EVD
+ * @evd: the EVD
+ *
+ * The provider default, DAT_COMPLETION_DEFAULT_FLAG, unless @evd is also
+ * fed by streams other than DTO and RMR bind completions: such an EVD
+ * takes only DAT_COMPLETION_EVD_THRESHOLD_FLAG (dat_ep_create()), which
+ * the defaults then use.
+ *
+ * Context: any context; @evd's flags do not change.
+ * Return: the completion flags.
+ */
+DAT_COMPLETION_FLAGS kdapl_evd_stream_default(const struct kdapl_evd *evd)
+{
+	return evd->flags & KDAPL_EVD_OTHER_STREAMS ?
+	       DAT_COMPLETION_EVD_THRESHOLD_FLAG : DAT_COMPLETION_DEFAULT_FLAG;
+}
+
+/**
  * kdapl_evd_attach_stream() - an EP completion stream starts feeding an EVD
  * @evd: the EVD
  * @stream: the EP's receive or request stream

@@ -859,6 +859,7 @@ enum kdapl_ep_create_id {
 	C_MIXED_EVD_DEFAULT,
 	C_MIXED_EVD_THRESHOLD,
 	C_MIXED_EVD_SOLICITED,
+	C_MIXED_EVD_NULL_ATTR,
 	C_SRQ_NULL,
 	C_SRQ_GARBAGE,
 	C_SRQ_PZ,
@@ -934,6 +935,7 @@ static const struct kdapl_ep_create_row kdapl_ep_create_rows[] = {
 	C_ROW(C_MIXED_EVD_DEFAULT, C_ARG(6)),
 	C_ROW(C_MIXED_EVD_THRESHOLD, DAT_SUCCESS),
 	C_ROW(C_MIXED_EVD_SOLICITED, C_ARG(6)),
+	C_ROW(C_MIXED_EVD_NULL_ATTR, DAT_SUCCESS),
 	C_ROW(C_SRQ_NULL, C_HANDLE(SRQ)),
 	C_ROW(C_SRQ_GARBAGE, C_HANDLE(SRQ)),
 	C_ROW(C_SRQ_PZ, C_HANDLE(SRQ)),
@@ -1187,6 +1189,13 @@ static bool kdapl_ep_create_prepare(struct kdapl_ep_env *env,
 		attr->recv_completion_flags =
 			DAT_COMPLETION_SOLICITED_WAIT_FLAG;
 		break;
+	case C_MIXED_EVD_NULL_ATTR:
+		/* The provider defaults use what such an EVD takes. */
+		a->recv = env->dto_conn;
+		a->req = env->dto_conn;
+		a->conn = env->dto_conn;
+		a->attr = NULL;
+		break;
 	case C_SRQ_NULL:
 		a->with_srq = true;
 		a->srq = NULL;
@@ -1279,6 +1288,13 @@ static void kdapl_ep_create_row_test(struct kunit *test)
 					a.attr->max_recv_dtos);
 			KUNIT_EXPECT_EQ(test, p->ep_attr.max_message_size,
 					a.attr->max_message_size);
+		}
+		if (row->id == C_MIXED_EVD_NULL_ATTR) {
+			KUNIT_EXPECT_EQ(test, p->ep_attr.recv_completion_flags,
+					DAT_COMPLETION_EVD_THRESHOLD_FLAG);
+			KUNIT_EXPECT_EQ(test,
+					p->ep_attr.request_completion_flags,
+					DAT_COMPLETION_EVD_THRESHOLD_FLAG);
 		}
 		KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
 	}
