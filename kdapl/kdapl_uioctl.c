@@ -131,15 +131,13 @@ static DAT_RETURN kdapl_uioctl_add_evd(struct kdapl_ufile *ufile,
 {
 	struct kdapl_uobj *uobj;
 	DAT_RETURN ret;
-	bool ext;
 
 	uobj = kdapl_uobj_alloc(DAT_HANDLE_TYPE_EVD, handle, cookie);
 	if (!uobj)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	/* Set before the id is published: mmap() finds it without a lock. */
-	ext = flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
-	uobj->ring = kdapl_uring_create(ufile, qlen, cookie, ia_id, ext);
+	uobj->ring = kdapl_uring_create(ufile, qlen, cookie, ia_id, flags);
 	if (!uobj->ring || kdapl_uobj_insert(ufile, uobj, ia_id)) {
 		if (uobj->ring)
 			kdapl_uring_put(uobj->ring);
@@ -353,16 +351,6 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 					    DAT_INVALID_HANDLE_CNO);
 			return 0;
 		}
-	}
-	/*
-	 * Connection requests become objects of the file in the sink,
-	 * which for completion streams runs with bottom halves disabled:
-	 * the streams are not merged.
-	 */
-	if ((a->flags & DAT_EVD_CR_FLAG) &&
-	    (a->flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG))) {
-		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-		return 0;
 	}
 	ret = kdapl_evd_kcreate(&ufile->owner, ia->handle, a->qlen,
 				DAT_UPCALL_DISABLE, NULL, a->flags, &evd);

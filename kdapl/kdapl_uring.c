@@ -22,6 +22,12 @@
  * asks of an EVD queue that overflows: the loss is an event, never
  * silent.  A connection request that cannot be delivered is rejected.
  *
+ * A request becomes an object of the file, which needs process context.
+ * An EVD that merges requests with completion streams may run its sink
+ * with bottom halves disabled, so its sink parks requests in ring->crq,
+ * and kdapl_uring_cr_work() delivers them from kdapl_wq into slots it
+ * reserves first (ring->reserved), which completions cannot take.
+ *
  * Context: the sink runs in the context kdat.h gives upcalls of the EVD's
  * kind (bottom halves disabled for DTO EVDs), never with a kdapl lock
  * held; ring->lock is taken with interrupts disabled.  Waiters sleep in
@@ -98,6 +104,7 @@ static void kdapl_uring_release(struct kref *ref)
 	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
 
 	kdapl_uring_uncharge(ring->user, ring->charged);
+	kvfree(ring->crq);
 	vfree(ring->hdr);
 	/* kdapl_uring_get() may look at it under RCU. */
 	kfree_rcu(ring, rcu);
@@ -141,13 +148,16 @@ void kdapl_uring_put(struct kdapl_uring *ring)
 	kref_put(&ring->ref, kdapl_uring_release);
 }
 
+static void kdapl_uring_cr_work(struct work_struct *work);
+
 /**
  * kdapl_uring_create() - allocate the event ring of a new EVD
  * @ufile: the file
  * @qlen: the EVD's queue length, at least 1
  * @cookie: the EVD's cookie
  * @ia_id: the id of the EVD's IA
- * @ext: give each slot a struct kdapl_uevent_ext (connection streams)
+ * @flags: the EVD's streams: connection streams give each slot a struct
+ *	kdapl_uevent_ext, requests merged with completions a parking queue
  *
  * Its pages count against the user's RLIMIT_MEMLOCK (see
  * kdapl_uring_charge()).
@@ -157,8 +167,10 @@ void kdapl_uring_put(struct kdapl_uring *ring)
  * the limit.
  */
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie, u32 ia_id, bool ext)
+				       u64 cookie, u32 ia_id,
+				       DAT_EVD_FLAGS flags)
 {
+	bool ext = flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
 	struct kdapl_uring *ring;
 	size_t ext_offset;
 	u32 entries;
@@ -169,20 +181,27 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
+	if ((flags & DAT_EVD_CR_FLAG) &&
+	    (flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG))) {
+		ring->crq = kvcalloc(entries, sizeof(*ring->crq),
+				     GFP_KERNEL_ACCOUNT);
+		if (!ring->crq) {
+			kfree(ring);
+			return NULL;
+		}
+		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
+	}
 	ext_offset = KDAPL_RING_EVENTS +
 		     (size_t)entries * sizeof(struct kdapl_uevent);
 	ring->size = PAGE_ALIGN(ext_offset + (ext ? (size_t)entries *
 					      sizeof(struct kdapl_uevent_ext) :
 					      0));
-	if (!kdapl_uring_charge(ring->size, &ring->user, &ring->charged)) {
-		kfree(ring);
-		return NULL;
-	}
+	if (!kdapl_uring_charge(ring->size, &ring->user, &ring->charged))
+		goto free;
 	ring->hdr = vmalloc_user(ring->size);
 	if (!ring->hdr) {
 		kdapl_uring_uncharge(ring->user, ring->charged);
-		kfree(ring);
-		return NULL;
+		goto free;
 	}
 	ring->ev = (void *)ring->hdr + KDAPL_RING_EVENTS;
 	if (ext) {
@@ -198,6 +217,10 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	spin_lock_init(&ring->lock);
 	init_waitqueue_head(&ring->wait);
 	return ring;
+free:
+	kvfree(ring->crq);
+	kfree(ring);
+	return NULL;
 }
 
 /* Events in the ring as the kernel sees it, whatever the head says. */
@@ -273,18 +296,20 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 
 	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
 	u->data[0] = d->conn_qual;
-	if (!kdapl_cr_query(&ring->ufile->owner, d->cr_handle,
-			    DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR |
-			    DAT_CR_FIELD_REMOTE_PORT_QUAL |
-			    DAT_CR_FIELD_PRIVATE_DATA_SIZE |
-			    DAT_CR_FIELD_PRIVATE_DATA, &param)) {
-		u->data[1] = param.remote_port_qual;
-		kdapl_uring_fill_pdata(u, x, param.private_data,
-				       param.private_data_size);
-		memcpy(x->addr, param.remote_ia_address_ptr,
-		       min(sizeof(x->addr), sizeof(DAT_SOCK_ADDR)));
-	}
-	if (kdapl_uring_has_room(ring))
+	/* A CR gone meanwhile (its IA closed) is not made an object. */
+	if (kdapl_cr_query(&ring->ufile->owner, d->cr_handle,
+			   DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR |
+			   DAT_CR_FIELD_REMOTE_PORT_QUAL |
+			   DAT_CR_FIELD_PRIVATE_DATA_SIZE |
+			   DAT_CR_FIELD_PRIVATE_DATA, &param))
+		return false;
+	u->data[1] = param.remote_port_qual;
+	kdapl_uring_fill_pdata(u, x, param.private_data,
+			       param.private_data_size);
+	memcpy(x->addr, param.remote_ia_address_ptr,
+	       min(sizeof(x->addr), sizeof(DAT_SOCK_ADDR)));
+	/* A parked request comes with a slot reserved. */
+	if (ring->crq || kdapl_uring_has_room(ring))
 		u->new_id = kdapl_uobj_add_from_event(ring->ufile,
 						      DAT_HANDLE_TYPE_CR,
 						      d->cr_handle,
@@ -390,29 +415,27 @@ static void kdapl_uring_request_done(struct kdapl_uring *ring,
 }
 
 /*
- * The EVD's upcall: one event into the ring.  Runs one at a time per EVD
- * (SINGLE_INSTANCE); the lock orders it against kdapl_uring_detach().
+ * Write @u (and @x, for the streams that have one) into the next slot
+ * and wake the waiters.  @reserved: the slot was reserved by
+ * kdapl_uring_next_cr().  Not in hard interrupt context.
  */
-static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
-			     DAT_BOOLEAN more)
+static void kdapl_uring_publish(struct kdapl_uring *ring,
+				const struct kdapl_uevent *u,
+				const struct kdapl_uevent_ext *x,
+				DAT_EVD_HANDLE evd_handle, bool reserved)
 {
-	struct kdapl_uring *ring = data;
-	struct kdapl_uevent_ext x;
-	struct kdapl_uevent u;
 	bool report = false;
 	unsigned long flags;
 	u32 tail, lost;
 
-	/* Copied out whole: nothing of the stack may reach the process. */
-	if (ring->ext)
-		memset(&x, 0, sizeof(x));
-	if (!kdapl_uring_fill(ring, &u, &x, ev))
-		return;
 	spin_lock_irqsave(&ring->lock, flags);
 	tail = ring->tail;
+	if (reserved)
+		ring->reserved--;
 	if (ring->dead) {
 		/* Freed: the event goes with the EVD. */
-	} else if (kdapl_uring_count(ring, tail) >= ring->entries) {
+	} else if (!reserved && kdapl_uring_count(ring, tail) +
+		   ring->reserved >= ring->entries) {
 		lost = ++ring->overflows;
 		WRITE_ONCE(ring->hdr->overflows, lost);
 		/* Once per run of losses: DAT reports an overflow, not each. */
@@ -420,10 +443,10 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		ring->overflowing = true;
 	} else {
 		ring->overflowing = false;
-		ring->ev[tail & (ring->entries - 1)] = u;
+		ring->ev[tail & (ring->entries - 1)] = *u;
 		/* Only connection events and requests carry the extension. */
-		if (ring->ext && kdapl_uring_has_ext(&u))
-			ring->ext[tail & (ring->entries - 1)] = x;
+		if (ring->ext && kdapl_uring_has_ext(u))
+			ring->ext[tail & (ring->entries - 1)] = *x;
 		WRITE_ONCE(ring->tail, tail + 1);
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);
@@ -438,7 +461,124 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	if (wq_has_sleeper(&ring->wait))
 		wake_up_interruptible(&ring->wait);
 	if (report)
+		kdapl_uring_report_overflow(ring, evd_handle);
+}
+
+/*
+ * Park a connection request of an EVD that also takes completions: its
+ * sink may run with bottom halves disabled, and the request's CR becomes
+ * an object of the file in process context, in kdapl_uring_cr_work().
+ * A request that finds the queue full is lost as an overflow; its CR
+ * stays with the IA until the IA is closed.
+ */
+static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
+{
+	bool queued = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->dead && ring->crq_count < ring->entries) {
+		ring->crq[(ring->crq_head + ring->crq_count) &
+			  (ring->entries - 1)] = *ev;
+		ring->crq_count++;
+		queued = true;
+	} else if (!ring->dead) {
+		WRITE_ONCE(ring->hdr->overflows, ++ring->overflows);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (queued)
+		queue_work(kdapl_wq, &ring->cr_work);
+	else
 		kdapl_uring_report_overflow(ring, ev->evd_handle);
+}
+
+/*
+ * Take the oldest parked request into @ev, and a slot for it in
+ * *@reserved if the ring has one.  Returns false when none is parked.
+ */
+static bool kdapl_uring_next_cr(struct kdapl_uring *ring, DAT_EVENT *ev,
+				bool *reserved)
+{
+	unsigned long flags;
+	bool found;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	found = ring->crq_count;
+	if (found) {
+		*ev = ring->crq[ring->crq_head];
+		ring->crq_head = (ring->crq_head + 1) & (ring->entries - 1);
+		ring->crq_count--;
+		*reserved = !ring->dead &&
+			    kdapl_uring_count(ring, ring->tail) +
+			    ring->reserved < ring->entries;
+		if (*reserved)
+			ring->reserved++;
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return found;
+}
+
+/* Give back a slot kdapl_uring_next_cr() reserved. */
+static void kdapl_uring_unreserve(struct kdapl_uring *ring)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ring->reserved--;
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/*
+ * Deliver the parked requests, oldest first, each into a slot reserved
+ * for it; a request without a slot is rejected, as the sink of a
+ * request EVD does.  kdapl_uring_detach() cancels it before the ring's
+ * file can go.
+ */
+static void kdapl_uring_cr_work(struct work_struct *work)
+{
+	struct kdapl_uring *ring = container_of(work, struct kdapl_uring,
+						cr_work);
+	struct kdapl_uevent_ext x;
+	struct kdapl_uevent u;
+	bool reserved;
+	DAT_EVENT ev;
+
+	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
+		if (!reserved) {
+			kdapl_cr_reject(&ring->ufile->owner,
+					ev.event_data.cr_arrival_event_data.cr_handle,
+					0, NULL);
+			continue;
+		}
+		memset(&x, 0, sizeof(x));
+		if (kdapl_uring_fill(ring, &u, &x, &ev))
+			kdapl_uring_publish(ring, &u, &x, ev.evd_handle, true);
+		else
+			kdapl_uring_unreserve(ring);
+	}
+}
+
+/*
+ * The EVD's upcall: one event into the ring.  Runs one at a time per EVD
+ * (SINGLE_INSTANCE); the lock orders it against kdapl_uring_detach().
+ */
+static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
+			     DAT_BOOLEAN more)
+{
+	struct kdapl_uring *ring = data;
+	struct kdapl_uevent_ext x;
+	struct kdapl_uevent u;
+
+	if (ring->crq && ev->event_number == DAT_CONNECTION_REQUEST_EVENT) {
+		kdapl_uring_park_cr(ring, ev);
+		return;
+	}
+	/* Copied out whole: nothing of the stack may reach the process. */
+	if (ring->ext)
+		memset(&x, 0, sizeof(x));
+	if (!kdapl_uring_fill(ring, &u, &x, ev))
+		return;
+	kdapl_uring_publish(ring, &u, &x, ev->evd_handle, false);
 	if (ev->event_number == DAT_DTO_COMPLETION_EVENT &&
 	    ev->event_data.dto_completion_event_data.operation !=
 	    DAT_DTO_RECEIVE)
@@ -472,6 +612,25 @@ DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The sink has stopped: stop the delivery of parked requests and reject
+ * those left, which no one could answer any more.
+ */
+static void kdapl_uring_stop_cr(struct kdapl_uring *ring)
+{
+	bool reserved;
+	DAT_EVENT ev;
+
+	cancel_work_sync(&ring->cr_work);
+	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
+		if (reserved)
+			kdapl_uring_unreserve(ring);
+		kdapl_cr_reject(&ring->ufile->owner,
+				ev.event_data.cr_arrival_event_data.cr_handle,
+				0, NULL);
+	}
+}
+
 /**
  * kdapl_uring_detach() - the EVD of a ring was freed
  * @uobj: the file's EVD object, about to go
@@ -490,6 +649,8 @@ void kdapl_uring_detach(struct kdapl_uobj *uobj)
 	if (uobj->evd)
 		kdapl_evd_put_sink(uobj->evd);
 	uobj->evd = NULL;
+	if (ring->crq)
+		kdapl_uring_stop_cr(ring);
 	/* The sink has stopped: nothing triggers the CNO any more. */
 	if (ring->cno)
 		kdapl_ucno_unlink(ring->cno);

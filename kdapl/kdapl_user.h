@@ -71,6 +71,13 @@ struct kdapl_ufile {
  * @state: KDAPL_EVD_DISABLED (events do not trigger @cno) and
  *	KDAPL_EVD_UNWAITABLE (waits fail); written under ufile->lock, read
  *	without it by the sink and the waiters
+ * @crq: connection requests the sink parked for @cr_work (an EVD that
+ *	also takes completion streams), @entries of them; NULL otherwise
+ * @crq_head: the oldest parked request, under @lock
+ * @crq_count: requests parked, under @lock
+ * @reserved: slots @cr_work reserved for requests it is delivering,
+ *	under @lock; the sink leaves them free
+ * @cr_work: delivers parked requests in process context, on kdapl_wq
  * @rcu: freed after a grace period (kdapl_uring_get() runs under RCU)
  */
 struct kdapl_uring {
@@ -94,6 +101,11 @@ struct kdapl_uring {
 	struct kdapl_ucno *cno;
 	atomic_t waiters;
 	u32 state;
+	DAT_EVENT *crq;
+	u32 crq_head;
+	u32 crq_count;
+	u32 reserved;
+	struct work_struct cr_work;
 	struct rcu_head rcu;
 };
 
@@ -265,7 +277,8 @@ bool kdapl_uring_charge(size_t size, struct user_struct **user,
 			unsigned long *charged);
 void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged);
 struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
-				       u64 cookie, u32 ia_id, bool ext);
+				       u64 cookie, u32 ia_id,
+				       DAT_EVD_FLAGS flags);
 int kdapl_uring_evd_fd(struct kdapl_ufile *ufile, void *arg,
 		       DAT_RETURN *status);
 void kdapl_uring_put(struct kdapl_uring *ring);

@@ -999,6 +999,7 @@ static int side_open_dto(struct side *sd, __u64 cookie, int dto_qlen)
 	struct kdapl_ioc_pz_create pz = { 0 };
 	struct kdapl_ioc_ia_query q = { 0 };
 	struct kdapl_ioc_evd_create c = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
 
 	memset(sd, 0, sizeof(*sd));
 	sd->fd = dev_open();
@@ -1018,13 +1019,15 @@ static int side_open_dto(struct side *sd, __u64 cookie, int dto_qlen)
 	if (evd_create_flags(sd->fd, &sd->ia, 8, cookie | 0xd,
 			     DAT_EVD_CR_FLAG, &sd->cr_id, &sd->cr))
 		return -1;
-	/* Connection requests are not merged with completion streams. */
+	/* Connection requests may be merged with completion streams. */
 	c.ia_id = sd->ia.ia_id;
 	c.qlen = 8;
 	c.flags = DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG;
-	if (CALL(sd->fd, EVD_CREATE, c) !=
-	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
+	if (CALL(sd->fd, EVD_CREATE, c) != DAT_SUCCESS)
 		return FAIL("CR merged with DTO");
+	f.id = c.evd_id;
+	if (CALL(sd->fd, EVD_FREE, f) != DAT_SUCCESS)
+		return FAIL("free CR|DTO EVD");
 	if (dto_qlen && evd_create_flags(sd->fd, &sd->ia, dto_qlen,
 					 cookie | 0xf, DAT_EVD_DTO_FLAG,
 					 &sd->dto_id, &sd->dto))

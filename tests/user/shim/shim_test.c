@@ -1058,6 +1058,95 @@ static void *threads_worker(void *p)
 	return NULL;
 }
 
+/*
+ * One EVD for a server's requests and its EP's completions, as dapltest
+ * -T L creates them: a request arrives there, the receive completes
+ * there, and a second request, while the connection is up, is rejected.
+ */
+static int test_evd_mixed(void)
+{
+	char *sbuf = aligned_alloc(4096, 4096);
+	char *cbuf = aligned_alloc(4096, 4096);
+	DAT_CR_ARRIVAL_EVENT_DATA *req;
+	DAT_LMR_CONTEXT sl, cl, rctx;
+	DAT_LMR_HANDLE slmr, clmr;
+	DAT_LMR_TRIPLET iov;
+	DAT_DTO_COOKIE ck;
+	DAT_PSP_HANDLE psp;
+	DAT_EVD_HANDLE m;
+	DAT_EP_HANDLE ep;
+	struct side s, c, c2;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	if (!sbuf || !cbuf)
+		return FAIL("buffers");
+	if (side_open(&s) || side_open_dto(&c, 16) || side_open(&c2))
+		return -1;
+	ret = dat_evd_create(s.ia, 16, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG |
+			     DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG, &m);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_evd_create CR|DTO: %#x", ret);
+	if (dat_ep_create(s.ia, s.pz, m, m, s.conn, NULL, &ep) != DAT_SUCCESS ||
+	    dat_psp_create(s.ia, 5757, m, DAT_PSP_CONSUMER_FLAG, &psp) !=
+	    DAT_SUCCESS || make_lmr(&s, sbuf, 4096, &slmr, &sl, &rctx) ||
+	    make_lmr(&c, cbuf, 4096, &clmr, &cl, &rctx))
+		return FAIL("objects");
+	iov = (DAT_LMR_TRIPLET){ .lmr_context = sl,
+				 .virtual_address = (uintptr_t)sbuf,
+				 .segment_length = 4096 };
+	ck.as_64 = 0x61;
+	if (dat_ep_post_recv(ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG) !=
+	    DAT_SUCCESS)
+		return FAIL("dat_ep_post_recv");
+	if (dat_ep_connect(c.ep, s.addr, 5757, 5000000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG) !=
+	    DAT_SUCCESS || wait_event(m, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return FAIL("request");
+	req = &ev.event_data.cr_arrival_event_data;
+	if (req->sp_handle.psp_handle != psp || req->conn_qual != 5757)
+		return FAIL("request event");
+	if (dat_cr_accept(req->cr_handle, ep, 0, NULL) != DAT_SUCCESS ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return FAIL("accept");
+	memset(cbuf, 0x5a, 100);
+	iov = (DAT_LMR_TRIPLET){ .lmr_context = cl,
+				 .virtual_address = (uintptr_t)cbuf,
+				 .segment_length = 100 };
+	ck.as_64 = 0xc6;
+	if (dat_ep_post_send(c.ep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG) !=
+	    DAT_SUCCESS || dto_done(&c, 0xc6, DAT_DTO_SEND, 100))
+		return FAIL("send");
+	if (wait_event(m, DAT_DTO_COMPLETION_EVENT, &ev) ||
+	    ev.event_data.dto_completion_event_data.ep_handle != ep ||
+	    ev.event_data.dto_completion_event_data.user_cookie.as_64 != 0x61 ||
+	    ev.event_data.dto_completion_event_data.transfered_length != 100 ||
+	    memcmp(sbuf, cbuf, 100))
+		return FAIL("receive");
+	/* A request to the PSP while its EVD has a connection's completions. */
+	if (dat_ep_connect(c2.ep, s.addr, 5757, 5000000, 0, NULL,
+			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG) !=
+	    DAT_SUCCESS || wait_event(m, DAT_CONNECTION_REQUEST_EVENT, &ev) ||
+	    dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle, 0,
+			  NULL) != DAT_SUCCESS ||
+	    wait_event(c2.conn, DAT_CONNECTION_EVENT_PEER_REJECTED, &ev))
+		return FAIL("second request");
+	if (dat_evd_dequeue(m, &ev) != DAT_QUEUE_EMPTY)
+		return FAIL("event %#x left", ev.event_number);
+	if (pair_disconnect(&s, &c, c.ep))
+		return -1;
+	if (dat_ep_free(ep) != DAT_SUCCESS || dat_psp_free(psp) !=
+	    DAT_SUCCESS || dat_lmr_free(slmr) != DAT_SUCCESS ||
+	    dat_evd_free(m) != DAT_SUCCESS)
+		return FAIL("free");
+	if (dat_ia_close(c2.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+		return FAIL("close");
+	free(sbuf);
+	free(cbuf);
+	return pair_close(&s, &c);
+}
+
 static int test_threads(void)
 {
 	struct threads_arg arg[THREADS_N] = {};
@@ -1103,7 +1192,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..18\n");
+	printf("TAP version 13\n1..19\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -1122,5 +1211,6 @@ int main(int argc, char **argv)
 	tap_run("lmr_sync", test_lmr_sync);
 	tap_run("cr_handoff", test_cr_handoff);
 	tap_run("dup_connect", test_dup_connect);
+	tap_run("evd_mixed", test_evd_mixed);
 	return tap_done("shim_test");
 }
