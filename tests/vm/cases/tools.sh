@@ -31,6 +31,13 @@ DAPLTEST_SETS='
 -T P -m b -i 200 RW 4096 2
 -T P -m p -i 200 RR 4096 1
 '
+# dapltest -T L subtests run here.  limit_rsp and limit_psp use the
+# connection qualifier 0xAffab1e, above the 65535 kdapl takes (rdma_cm
+# ports; OFA's provider folds larger ones into 32001..65535); limit_rpost
+# calls dat_ep_reset() on an unconnected EP, which kdapl refuses with
+# DAT_INVALID_STATE as DAT says (OFA's provider takes it); limit_size_lmr
+# pins up to 1 GiB.
+LIMIT_TESTS='limit_ia limit_pz limit_cno limit_evd limit_ep limit_lmr'
 OFA=1
 LIMIT=120
 SERVER_OPTS=
@@ -109,6 +116,13 @@ tools() {
 		dapltest_client "$_ia" "$_addr" $opts
 		result "dapltest $opts" "$_col" $?
 	done
+	# shellcheck disable=SC2086 # a list of subtests
+	timeout "$LIMIT" dapltest -T L -D "$_ia" -m 100 -w 1 $LIMIT_TESTS \
+		>/tmp/dapltest-l.log 2>&1 &&
+		! grep -q -i "fails\|error" /tmp/dapltest-l.log
+	_l=$?
+	[ "$_l" = 0 ] || show /tmp/dapltest-l.log
+	result "dapltest -T L -m 100 -w 1 $LIMIT_TESTS" "$_col" "$_l"
 	dapltest_client "$_ia" "$_addr" -T Q
 	_q=$?
 	# A server that did not take the quit is stopped.
