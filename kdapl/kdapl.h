@@ -1169,6 +1169,12 @@ DAT_RETURN kdapl_ep_dup_connect(struct kdapl_owner *owner,
 				DAT_TIMEOUT timeout,
 				DAT_COUNT private_data_size,
 				const DAT_PVOID private_data, DAT_QOS qos);
+DAT_RETURN kdapl_ep_common_connect(struct kdapl_owner *owner,
+				   DAT_EP_HANDLE ep_handle,
+				   DAT_IA_ADDRESS_PTR remote_ia_address,
+				   DAT_TIMEOUT timeout,
+				   DAT_COUNT private_data_size,
+				   const DAT_PVOID private_data);
 DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
 			       DAT_EP_HANDLE ep_handle,
 			       DAT_CLOSE_FLAGS disconnect_flags);

@@ -1223,6 +1223,20 @@ static bool kdapl_cm_ep_alive(struct kdapl_ep *ep)
 	return !list_empty(&ep->obj.ia_entry);
 }
 
+/* The peer's address of a connect (argument 2): IPv4 or IPv6, not a wildcard. */
+static DAT_RETURN kdapl_cm_check_remote(const struct sockaddr *addr)
+{
+	if (!addr)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (kdapl_cm_addr_any(addr))
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_MALFORMED);
+	return DAT_SUCCESS;
+}
+
 /* May @ep connect to @dst with @pd_size bytes of private data?  IA lock. */
 static DAT_RETURN kdapl_cm_connect_check(struct kdapl_ep *ep,
 					 const struct sockaddr *dst,
@@ -1367,6 +1381,25 @@ discard:
 	return ret;
 }
 
+/* kdapl_cm_connect() under the IA lock, unless @ep was freed meanwhile. */
+static DAT_RETURN kdapl_cm_connect_ep(struct kdapl_ep *ep,
+				      const struct sockaddr *dst,
+				      DAT_CONN_QUAL port,
+				      DAT_TIMEOUT timeout, DAT_COUNT pd_size,
+				      const void *pd)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	DAT_RETURN ret;
+
+	mutex_lock(&ia->lock);
+	if (!kdapl_cm_ep_alive(ep))
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else
+		ret = kdapl_cm_connect(ep, dst, port, timeout, pd_size, pd);
+	mutex_unlock(&ia->lock);
+	return ret;
+}
+
 /**
  * kdapl_ep_connect() - dat_ep_connect() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
@@ -1392,30 +1425,16 @@ DAT_RETURN kdapl_ep_connect(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 			    const DAT_PVOID private_data, DAT_QOS qos,
 			    DAT_CONNECT_FLAGS connect_flags)
 {
-	struct kdapl_ia *ia;
 	struct kdapl_ep *ep;
 	DAT_RETURN ret;
 
 	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
-	ia = ep->obj.ia;
 
-	if (!remote_ia_address) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = kdapl_cm_check_remote(remote_ia_address);
+	if (ret)
 		goto put;
-	}
-	if (remote_ia_address->sa_family != AF_INET &&
-	    remote_ia_address->sa_family != AF_INET6) {
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-		goto put;
-	}
-	if (kdapl_cm_addr_any(remote_ia_address)) {
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_MALFORMED);
-		goto put;
-	}
 	if (!remote_conn_qual || remote_conn_qual > U16_MAX) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto put;
@@ -1434,15 +1453,8 @@ DAT_RETURN kdapl_ep_connect(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		ret = dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 		goto put;
 	}
-
-	mutex_lock(&ia->lock);
-	if (!kdapl_cm_ep_alive(ep))
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	else
-		ret = kdapl_cm_connect(ep, remote_ia_address,
-				       remote_conn_qual, timeout,
-				       private_data_size, private_data);
-	mutex_unlock(&ia->lock);
+	ret = kdapl_cm_connect_ep(ep, remote_ia_address, remote_conn_qual,
+				  timeout, private_data_size, private_data);
 put:
 	kdapl_object_put(&ep->obj);
 	return ret;
@@ -1590,14 +1602,8 @@ DAT_RETURN kdapl_ep_dup_connect(struct kdapl_owner *owner,
 		goto put_dup;
 	}
 
-	mutex_lock(&ia->lock);
-	if (!kdapl_cm_ep_alive(ep))
-		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	else
-		ret = kdapl_cm_connect(ep, (struct sockaddr *)&remote, port,
-				       timeout, private_data_size,
-				       private_data);
-	mutex_unlock(&ia->lock);
+	ret = kdapl_cm_connect_ep(ep, (struct sockaddr *)&remote, port,
+				  timeout, private_data_size, private_data);
 put_dup:
 	kdapl_object_put(&dup->obj);
 put:
@@ -1645,6 +1651,93 @@ DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
 				    private_data, qos);
 }
 EXPORT_SYMBOL_GPL(dat_ep_dup_connect);
+
+/**
+ * kdapl_ep_common_connect() - dat_ep_common_connect() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_common_connect()
+ * @remote_ia_address: as for dat_ep_common_connect()
+ * @timeout: as for dat_ep_common_connect()
+ * @private_data_size: as for dat_ep_common_connect()
+ * @private_data: as for dat_ep_common_connect()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_common_connect().
+ * Return: as dat_ep_common_connect().
+ */
+DAT_RETURN kdapl_ep_common_connect(struct kdapl_owner *owner,
+				   DAT_EP_HANDLE ep_handle,
+				   DAT_IA_ADDRESS_PTR remote_ia_address,
+				   DAT_TIMEOUT timeout,
+				   DAT_COUNT private_data_size,
+				   const DAT_PVOID private_data)
+{
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (ret)
+		return ret;
+	ret = kdapl_cm_check_remote(remote_ia_address);
+	if (!ret && !kdapl_sockaddr_port(remote_ia_address))
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_MALFORMED);
+	if (!ret)
+		ret = kdapl_cm_check_common(timeout, private_data_size,
+					    private_data, DAT_QOS_BEST_EFFORT,
+					    DAT_INVALID_ARG3, DAT_INVALID_ARG4,
+					    DAT_INVALID_ARG5, DAT_NO_SUBTYPE);
+	if (!ret && private_data_size > kdapl_cm_private_data_max(ep->obj.ia))
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (!ret)
+		ret = kdapl_cm_connect_ep(ep, remote_ia_address,
+					  kdapl_sockaddr_port(remote_ia_address),
+					  timeout, private_data_size,
+					  private_data);
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_common_connect);
+
+/**
+ * dat_ep_common_connect() - connect an Endpoint to an address and port
+ * @ep_handle: the EP, unconnected and with a PZ
+ * @remote_ia_address: the peer's address (AF_INET or AF_INET6, of the
+ *	IA's family) with the port it listens on: a CSP's address, or a
+ *	PSP's address with its connection qualifier as the port
+ * @timeout: as for dat_ep_connect()
+ * @private_data_size: as for dat_ep_connect()
+ * @private_data: as for dat_ep_connect()
+ *
+ * As dat_ep_connect() with the port of @remote_ia_address as the
+ * connection qualifier, best-effort QoS and default connect flags, with
+ * the same events.
+ *
+ * Context: process context, may sleep.
+ * Return: as dat_ep_connect(), with these argument numbers:
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @remote_ia_address is
+ *   NULL.
+ * * %DAT_INVALID_ADDRESS | %DAT_INVALID_ADDRESS_MALFORMED - the address is
+ *   a wildcard, multicast or broadcast address, or its port is 0.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @timeout is 0.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @private_data_size is
+ *   negative or above the IA's limit.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data is NULL
+ *   with a non-zero size.
+ */
+DAT_RETURN dat_ep_common_connect(DAT_EP_HANDLE ep_handle,
+				 DAT_IA_ADDRESS_PTR remote_ia_address,
+				 DAT_TIMEOUT timeout,
+				 DAT_COUNT private_data_size,
+				 const DAT_PVOID private_data)
+{
+	return kdapl_ep_common_connect(&kdapl_kernel_owner, ep_handle,
+				       remote_ia_address, timeout,
+				       private_data_size, private_data);
+}
+EXPORT_SYMBOL_GPL(dat_ep_common_connect);
 
 /**
  * kdapl_cm_accept() - accept a connection request on an EP

@@ -308,6 +308,28 @@ static int kdapl_uconn_pdata(u64 uptr, u32 size, void *buf,
 	return 0;
 }
 
+/*
+ * The EP, the private data (into @pdata; @arg_size names a size over the
+ * limit) and the address of a connect.  Returns 0, 1 with *@status set,
+ * or -EFAULT.
+ */
+static int kdapl_uconn_connect_args(struct kdapl_ufile *ufile,
+				    const struct kdapl_ioc_ep_connect *a,
+				    DAT_RETURN_SUBTYPE arg_size, u8 *pdata,
+				    struct sockaddr_storage *addr,
+				    struct kdapl_uobj **ep, DAT_RETURN *status)
+{
+	*ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!*ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 1;
+	}
+	static_assert(sizeof(*addr) == sizeof(a->addr));
+	memcpy(addr, a->addr, sizeof(*addr));
+	return kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
+				 status, arg_size);
+}
+
 /**
  * kdapl_uconn_ep_connect() - KDAPL_IOC_EP_CONNECT
  * @ufile: the file
@@ -326,22 +348,47 @@ int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *ep;
 	int err;
 
-	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		return 0;
-	}
-	err = kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
-				status, DAT_INVALID_ARG5);
+	err = kdapl_uconn_connect_args(ufile, a, DAT_INVALID_ARG5, pdata, &addr,
+				       &ep, status);
 	if (err)
 		return err < 0 ? err : 0;
-	static_assert(sizeof(addr) == sizeof(a->addr));
-	memcpy(&addr, a->addr, sizeof(addr));
 	*status = kdapl_ep_connect(&ufile->owner, ep->handle,
 				   (struct sockaddr *)&addr, a->conn_qual,
 				   a->timeout_us, a->private_data_size,
 				   a->private_data_size ? pdata : NULL,
 				   DAT_QOS_BEST_EFFORT, a->connect_flags);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_ep_common_connect() - KDAPL_IOC_EP_COMMON_CONNECT
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ep_connect, with conn_qual and connect_flags 0
+ * @status: out: the DAT_RETURN
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0, -EINVAL for a qualifier or flags given, or -EFAULT for
+ * private data that cannot be read.
+ */
+int kdapl_uconn_ep_common_connect(struct kdapl_ufile *ufile, void *arg,
+				  DAT_RETURN *status)
+{
+	struct kdapl_ioc_ep_connect *a = arg;
+	u8 pdata[KDAPL_PRIVATE_DATA_MAX];
+	struct sockaddr_storage addr;
+	struct kdapl_uobj *ep;
+	int err;
+
+	if (a->conn_qual || a->connect_flags)
+		return -EINVAL;
+	err = kdapl_uconn_connect_args(ufile, a, DAT_INVALID_ARG4, pdata, &addr,
+				       &ep, status);
+	if (err)
+		return err < 0 ? err : 0;
+	*status = kdapl_ep_common_connect(&ufile->owner, ep->handle,
+					  (struct sockaddr *)&addr,
+					  a->timeout_us, a->private_data_size,
+					  a->private_data_size ? pdata : NULL);
 	return 0;
 }
 

@@ -658,6 +658,8 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCONN(EP_DUP_CONNECT, ep_dup_connect, kdapl_ioc_ep_dup_connect),
 	KDAPL_UIOCTL(EVD_MODIFY_CNO, evd_modify_cno, kdapl_ioc_evd_modify_cno,
 		     0),
+	KDAPL_UCONN(EP_COMMON_CONNECT, ep_common_connect,
+		    kdapl_ioc_ep_connect),
 };
 
 /* The command's entry, or NULL for an unknown command. */

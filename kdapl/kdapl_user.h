@@ -219,6 +219,8 @@ int kdapl_uconn_ep_free(struct kdapl_ufile *ufile, void *arg,
 			DAT_RETURN *status);
 int kdapl_uconn_ep_connect(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
+int kdapl_uconn_ep_common_connect(struct kdapl_ufile *ufile, void *arg,
+				  DAT_RETURN *status);
 int kdapl_uconn_ep_dup_connect(struct kdapl_ufile *ufile, void *arg,
 			       DAT_RETURN *status);
 int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,

@@ -270,6 +270,10 @@ DAT_RETURN shim_ep_query(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 void shim_ep_rdma_iov(const struct shim_ia *ia, struct kdapl_ioc_ep_attr *k);
 DAT_RETURN shim_ep_modify(DAT_EP_HANDLE ep, DAT_EP_PARAM_MASK mask,
 			  const DAT_EP_PARAM *param);
+DAT_RETURN shim_ep_common_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
+				  DAT_TIMEOUT timeout,
+				  DAT_COUNT private_data_size,
+				  const DAT_PVOID private_data);
 DAT_RETURN shim_ep_dup_connect(DAT_EP_HANDLE ep, DAT_EP_HANDLE dup,
 			       DAT_TIMEOUT timeout, DAT_COUNT private_data_size,
 			       const DAT_PVOID private_data, DAT_QOS qos);

@@ -272,6 +272,13 @@ DAT_RETURN shim_ep_query(DAT_EP_HANDLE handle, DAT_EP_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
+/* Bytes of @addr to copy: the whole structure of its family. */
+static size_t shim_sockaddr_len(const struct sockaddr *addr)
+{
+	return addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					     sizeof(struct sockaddr_in);
+}
+
 DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
 			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
 			   DAT_COUNT private_data_size,
@@ -280,7 +287,6 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
 {
 	struct kdapl_ioc_ep_connect c = { 0 };
 	struct shim_ep *ep = shim_ep_get(handle);
-	size_t len;
 
 	if (!ep)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
@@ -290,9 +296,7 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (qos != DAT_QOS_BEST_EFFORT)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
-	len = addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					    sizeof(struct sockaddr_in);
-	memcpy(c.addr, addr, len);
+	memcpy(c.addr, addr, shim_sockaddr_len(addr));
 	c.ep_id = ep->obj.id;
 	c.timeout_us = timeout;
 	c.conn_qual = qual;
@@ -300,6 +304,30 @@ DAT_RETURN shim_ep_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
 	c.private_data_size = private_data_size;
 	c.connect_flags = flags;
 	return SHIM_CALL(ep->obj.ia, EP_CONNECT, c);
+}
+
+DAT_RETURN shim_ep_common_connect(DAT_EP_HANDLE handle, DAT_IA_ADDRESS_PTR addr,
+				  DAT_TIMEOUT timeout,
+				  DAT_COUNT private_data_size,
+				  const DAT_PVOID private_data)
+{
+	struct kdapl_ioc_ep_connect c = { 0 };
+	struct shim_ep *ep = shim_ep_get(handle);
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!addr)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (private_data_size < 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (private_data_size && !private_data)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	memcpy(c.addr, addr, shim_sockaddr_len(addr));
+	c.ep_id = ep->obj.id;
+	c.timeout_us = timeout;
+	c.private_data = (uintptr_t)private_data;
+	c.private_data_size = private_data_size;
+	return SHIM_CALL(ep->obj.ia, EP_COMMON_CONNECT, c);
 }
 
 DAT_RETURN shim_ep_dup_connect(DAT_EP_HANDLE handle, DAT_EP_HANDLE dup_handle,

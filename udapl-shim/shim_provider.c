@@ -54,7 +54,7 @@ static const DAT_PROVIDER shim_provider_template = {
 	SHIM_NI(srq_create), SHIM_NI(srq_free), SHIM_NI(srq_post_recv),
 	SHIM_NI(srq_query), SHIM_NI(srq_resize), SHIM_NI(srq_set_lw),
 	SHIM_NI(csp_create), SHIM_NI(csp_query), SHIM_NI(csp_free),
-	SHIM_NI(ep_common_connect), SHIM_NI(rmr_create_for_ep),
+	SHIM_FN(ep_common_connect), SHIM_NI(rmr_create_for_ep),
 	SHIM_NI(ep_post_send_with_invalidate),
 	SHIM_NI(ep_post_rdma_read_to_rmr),
 	SHIM_FN(cno_fd_create), SHIM_FN(cno_trigger),

@@ -138,15 +138,6 @@ DAT_RETURN shim_unimpl_csp_free(DAT_CSP_HANDLE a)
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_common_connect(DAT_EP_HANDLE a,
-					 DAT_IA_ADDRESS_PTR b,
-					 DAT_TIMEOUT c,
-					 DAT_COUNT d,
-					 const DAT_PVOID e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_rmr_create_for_ep(DAT_PZ_HANDLE a,
 					 DAT_RMR_HANDLE *b)
 {

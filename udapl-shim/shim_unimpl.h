@@ -67,11 +67,6 @@ DAT_RETURN shim_unimpl_csp_query(DAT_CSP_HANDLE a,
 				 DAT_CSP_PARAM_MASK b,
 				 DAT_CSP_PARAM *c);
 DAT_RETURN shim_unimpl_csp_free(DAT_CSP_HANDLE a);
-DAT_RETURN shim_unimpl_ep_common_connect(DAT_EP_HANDLE a,
-					 DAT_IA_ADDRESS_PTR b,
-					 DAT_TIMEOUT c,
-					 DAT_COUNT d,
-					 const DAT_PVOID e);
 DAT_RETURN shim_unimpl_rmr_create_for_ep(DAT_PZ_HANDLE a,
 					 DAT_RMR_HANDLE *b);
 DAT_RETURN shim_unimpl_ep_post_send_with_invalidate(DAT_EP_HANDLE a,

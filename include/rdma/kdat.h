@@ -134,6 +134,11 @@ DAT_RETURN dat_ep_dup_connect(DAT_EP_HANDLE ep_handle,
 			      DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
 			      DAT_COUNT private_data_size,
 			      const DAT_PVOID private_data, DAT_QOS qos);
+DAT_RETURN dat_ep_common_connect(DAT_EP_HANDLE ep_handle,
+				 DAT_IA_ADDRESS_PTR remote_ia_address,
+				 DAT_TIMEOUT timeout,
+				 DAT_COUNT private_data_size,
+				 const DAT_PVOID private_data);
 DAT_RETURN dat_ep_disconnect(DAT_EP_HANDLE ep_handle,
 			     DAT_CLOSE_FLAGS close_flags);
 

@@ -6,6 +6,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <arpa/inet.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,27 +285,53 @@ static void op_ep_modify(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_EP_MODIFY, &a);
 }
 
+/* The IA's own address, mostly, for a connect; else random bytes. */
+static void fz_remote_addr(struct fz_thread *t, __u8 addr[128])
+{
+	struct fz_proc *p = t->proc;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->have_addr && fz_chance(t, 90))
+		memcpy(addr, p->addr, 128);
+	else
+		for (unsigned int i = 0; i < 128; i++)
+			addr[i] = fz_rand(t);
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void op_ep_connect(struct fz_thread *t)
 {
 	struct kdapl_ioc_ep_connect a;
-	struct fz_proc *p = t->proc;
 
 	FZ_ARG(a);
 	a.ep_id = fz_pick(t, FZ_EP);
 	a.timeout_us = fz_chance(t, 80) ? 100000 + fz_below(t, 2000000) :
 		fz_rand(t);
 	a.conn_qual = fz_conn_qual(t);
-	pthread_mutex_lock(&p->lock);
-	if (p->have_addr && fz_chance(t, 90))
-		memcpy(a.addr, p->addr, sizeof(a.addr));
-	else
-		for (unsigned int i = 0; i < sizeof(a.addr); i++)
-			a.addr[i] = fz_rand(t);
-	pthread_mutex_unlock(&p->lock);
+	fz_remote_addr(t, a.addr);
 	fz_private_data(t, &a.private_data, &a.private_data_size);
 	a.connect_flags = fz_chance(t, 90) ? DAT_CONNECT_DEFAULT_FLAG :
 		fz_rand(t);
 	fz_ioctl(t, KDAPL_NR_EP_CONNECT, &a);
+}
+
+/* The qualifier goes in the address's port (IPv4 and IPv6 alike). */
+static void op_ep_common_connect(struct fz_thread *t)
+{
+	struct kdapl_ioc_ep_connect a;
+	__u16 port = fz_conn_qual(t);
+
+	FZ_ARG(a);
+	a.ep_id = fz_pick(t, FZ_EP);
+	a.timeout_us = fz_chance(t, 80) ? 100000 + fz_below(t, 2000000) :
+		fz_rand(t);
+	fz_remote_addr(t, a.addr);
+	port = htons(port);
+	memcpy(a.addr + 2, &port, sizeof(port));
+	fz_private_data(t, &a.private_data, &a.private_data_size);
+	if (fz_chance(t, 5))
+		a.conn_qual = fz_rand(t);
+	fz_ioctl(t, KDAPL_NR_EP_COMMON_CONNECT, &a);
 }
 
 static void op_ep_dup_connect(struct fz_thread *t)
@@ -500,6 +527,7 @@ const struct fz_op fz_obj_ops[] = {
 	{ "ep_modify", 2, op_ep_modify },
 	{ "ep_connect", 4, op_ep_connect },
 	{ "ep_dup_connect", 1, op_ep_dup_connect },
+	{ "ep_common_connect", 1, op_ep_common_connect },
 	{ "ep_disconnect", 2, op_ep_disconnect },
 	{ "ep_get_status", 2, op_ep_get_status },
 	{ "ep_query", 2, op_ep_query },

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the connections of Endpoints: the argument, handle and
- * state checks of dat_ep_connect(), dat_ep_dup_connect() and
- * dat_ep_disconnect() in every EP state, and real connections on each
+ * state checks of dat_ep_connect(), dat_ep_dup_connect(),
+ * dat_ep_common_connect() and dat_ep_disconnect() in every EP state, and real connections on each
  * adapter in loopback (the IA connects to its own address): no listener,
  * connect timeout and abort, accept with private data both ways, reject,
  * dup_connect, graceful and abrupt disconnect, and freeing connected EPs.
  *
  * The expectations follow the DAT manual pages (dat_ep_connect(3),
- * dat_ep_dup_connect(3), dat_ep_disconnect(3)).
+ * dat_ep_dup_connect(3), dat_ep_common_connect(3) and
+ * dat_ep_disconnect(3)).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -388,6 +389,60 @@ static void kdapl_cm_state_test(struct kunit *test)
  */
 
 /* Nobody listens: the peer's transport refuses. */
+/*
+ * dat_ep_common_connect(): the port of the address is the qualifier, and
+ * the argument numbers are its own.
+ */
+static void kdapl_cm_common_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	struct sockaddr_in sin = env->addr;
+	const DAT_TIMEOUT to = DAT_TIMEOUT_INFINITE;
+	static const u8 pd[256];
+	DAT_EP_PARAM param;
+	DAT_EP_HANDLE ep;
+
+	ep = kdapl_cm_ep(test, env, env->conn);
+	sin.sin_port = 0;
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), to,
+						    0, NULL),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_MALFORMED));
+	sin.sin_port = htons(KDAPL_CM_TEST_NOLISTEN);
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(env->pz, kdapl_cm_sa(&sin),
+						    to, 0, NULL),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, NULL, to, 0, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), 0,
+						    0, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), to,
+						    -1, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), to,
+						    env->pd_max + 1,
+						    (DAT_PVOID)pd),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), to,
+						    4, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, ep),
+			DAT_EP_STATE_UNCONNECTED);
+
+	/* To the port, where no one listens. */
+	KUNIT_ASSERT_EQ(test, dat_ep_common_connect(ep, kdapl_cm_sa(&sin), to,
+						    3, "abc"),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_query(ep, DAT_EP_FIELD_REMOTE_PORT_QUAL,
+					   &param), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, param.remote_port_qual, KDAPL_CM_TEST_NOLISTEN);
+	kdapl_test_expect_conn(test, env->conn, ep,
+			       DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+}
+
 static void kdapl_cm_no_listener_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
@@ -818,6 +873,7 @@ static void kdapl_cm_lifetime_test(struct kunit *test)
 static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_state_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_common_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_no_listener_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_timeout_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_abort_test, kdapl_test_adapter_gen),

@@ -539,6 +539,10 @@ struct kdapl_ioc_ep_post {
  * @private_data: user pointer to the private data, or 0
  * @private_data_size: its size
  * @connect_flags: DAT_CONNECT_FLAGS
+ *
+ * KDAPL_IOC_EP_COMMON_CONNECT (dat_ep_common_connect()) takes the same
+ * structure with @conn_qual and @connect_flags zero: the port of @addr is
+ * the qualifier.
  */
 struct kdapl_ioc_ep_connect {
 	struct kdapl_ioc_head head;
@@ -901,6 +905,7 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_CR_HANDOFF = 0x23,
 	KDAPL_NR_EP_DUP_CONNECT = 0x24,
 	KDAPL_NR_EVD_MODIFY_CNO = 0x25,
+	KDAPL_NR_EP_COMMON_CONNECT = 0x26,
 	KDAPL_NR_MAX
 };
 
@@ -949,5 +954,6 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_CR_HANDOFF	KDAPL_IOC(KDAPL_NR_CR_HANDOFF)
 #define KDAPL_IOC_EP_DUP_CONNECT	KDAPL_IOC(KDAPL_NR_EP_DUP_CONNECT)
 #define KDAPL_IOC_EVD_MODIFY_CNO	KDAPL_IOC(KDAPL_NR_EVD_MODIFY_CNO)
+#define KDAPL_IOC_EP_COMMON_CONNECT	KDAPL_IOC(KDAPL_NR_EP_COMMON_CONNECT)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

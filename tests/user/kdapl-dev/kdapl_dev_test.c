@@ -831,7 +831,14 @@ static int isolation_later_calls(int fd, int fd2, struct ia *ia)
 	struct kdapl_ioc_cr_handoff h = { .cr_id = 1, .conn_qual = 1 };
 	struct kdapl_ioc_psp_create pa = { .ia_id = ia->ia_id,
 					       .evd_id = ia->async_id };
+	struct kdapl_ioc_ep_connect cc = { .ep_id = ia->ia_id };
 
+	if (CALL(fd2, EP_COMMON_CONNECT, cc) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP))
+		return FAIL("other file: common connect");
+	cc.conn_qual = 1;
+	if (CALL(fd, EP_COMMON_CONNECT, cc) != -EINVAL)
+		return FAIL("common connect with a qualifier");
 	if (CALL(fd2, EVD_MODIFY, m) !=
 	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST) ||
 	    CALL(fd2, LMR_SYNC, ls) !=

@@ -48,7 +48,7 @@ info "before: $before"
 info "after: $after"
 for c in posts_send=2 posts_recv=2 posts_rdma_write=400 posts_rdma_read=1 \
 	posts_other=0 post_errors=1 completions=405 completion_errors=0 \
-	connection_requests=11 connection_events=36 async_events=0 \
+	connection_requests=12 connection_events=40 async_events=0 \
 	evd_overflows=0; do
 	b=$(echo "$before" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
 	a=$(echo "$after" | tr ' ' '\n' | awk -F= -v n="${c%=*}" '$1 == n { print $2 }')
