@@ -813,3 +813,38 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle,
 			      provider_attr);
 }
 EXPORT_SYMBOL_GPL(dat_ia_query);
+
+/**
+ * dat_ia_ha_related() - may another IA take over this one's connections?
+ * @ia_handle: the IA
+ * @provider_name: the name of the other IA
+ * @answer: out: DAT_TRUE if the two IAs are related for high availability
+ *
+ * kdapl pairs no IAs for failover, so the answer is DAT_FALSE for every
+ * name, this IA's own included.
+ *
+ * Context: any context.
+ * Return: DAT_SUCCESS; DAT_INVALID_HANDLE (IA); DAT_INVALID_PARAMETER with
+ * DAT_INVALID_ARG2 for a NULL name, DAT_INVALID_ARG3 for a NULL @answer.
+ */
+DAT_RETURN dat_ia_ha_related(DAT_IA_HANDLE ia_handle,
+			     const DAT_NAME_PTR provider_name,
+			     DAT_BOOLEAN *answer)
+{
+	struct kdapl_ia *ia;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(&kdapl_kernel_owner, ia_handle, IA,
+			DAT_INVALID_HANDLE_IA, &ia);
+	if (ret)
+		return ret;
+	if (!provider_name)
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	else if (!answer)
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	else
+		*answer = DAT_FALSE;
+	kdapl_object_put(&ia->obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dat_ia_ha_related);

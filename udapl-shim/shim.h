@@ -241,6 +241,8 @@ void dat_provider_fini(const DAT_PROVIDER_INFO *info);
 /* The provider functions, by object family. */
 DAT_RETURN shim_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia);
+DAT_RETURN shim_ia_ha_related(DAT_IA_HANDLE ia, const DAT_NAME_PTR name,
+			      DAT_BOOLEAN *answer);
 DAT_RETURN shim_ia_query(DAT_IA_HANDLE ia, DAT_EVD_HANDLE *async_evd,
 			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
 			 DAT_PROVIDER_ATTR_MASK prov_mask,

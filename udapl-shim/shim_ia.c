@@ -193,6 +193,20 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->provider_specific_attr = NULL;
 }
 
+/* kdapl pairs no IAs for failover: no name is HA-related (as kDAT). */
+DAT_RETURN shim_ia_ha_related(DAT_IA_HANDLE handle, const DAT_NAME_PTR name,
+			      DAT_BOOLEAN *answer)
+{
+	if (!shim_obj_get(handle, DAT_HANDLE_TYPE_IA))
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!name)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!answer)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	*answer = DAT_FALSE;
+	return DAT_SUCCESS;
+}
+
 DAT_RETURN shim_ia_query(DAT_IA_HANDLE handle, DAT_EVD_HANDLE *async_evd,
 			 DAT_IA_ATTR_MASK ia_mask, DAT_IA_ATTR *ia_attr,
 			 DAT_PROVIDER_ATTR_MASK prov_mask,

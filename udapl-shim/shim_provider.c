@@ -58,7 +58,7 @@ static const DAT_PROVIDER shim_provider_template = {
 	SHIM_NI(ep_post_send_with_invalidate),
 	SHIM_NI(ep_post_rdma_read_to_rmr),
 	SHIM_FN(cno_fd_create), SHIM_FN(cno_trigger),
-	SHIM_NI(ia_ha_related),
+	SHIM_FN(ia_ha_related),
 	SHIM_NI(handle_extendedop),
 };
 

@@ -81,9 +81,6 @@ DAT_RETURN shim_unimpl_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE a,
 						DAT_DTO_COOKIE c,
 						const DAT_RMR_TRIPLET *d,
 						DAT_COMPLETION_FLAGS e);
-DAT_RETURN shim_unimpl_ia_ha_related(DAT_IA_HANDLE a,
-				     const DAT_NAME_PTR b,
-				     DAT_BOOLEAN *c);
 DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
 					 DAT_EXTENDED_OP b,
 					 va_list c);

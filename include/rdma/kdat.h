@@ -75,6 +75,9 @@ DAT_RETURN dat_ia_query(DAT_IA_HANDLE ia_handle,
 			DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
 			DAT_PROVIDER_ATTR_MASK provider_attr_mask,
 			DAT_PROVIDER_ATTR *provider_attr);
+DAT_RETURN dat_ia_ha_related(DAT_IA_HANDLE ia_handle,
+			     const DAT_NAME_PTR provider_name,
+			     DAT_BOOLEAN *answer);
 
 /* Protection Zone */
 DAT_RETURN dat_pz_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE *pz_handle);

@@ -212,6 +212,28 @@ static void kdapl_ia_shared_async_abrupt_test(struct kunit *test)
 			DAT_SUCCESS);
 }
 
+/* No IA is related to another for high availability, not even itself. */
+static void kdapl_ia_ha_related_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	DAT_IA_HANDLE ia = kdapl_test_open_ia(test, *name);
+	DAT_NAME_PTR self = (DAT_NAME_PTR)(*name);
+	DAT_BOOLEAN answer = DAT_TRUE;
+	DAT_PZ_HANDLE pz;
+
+	KUNIT_EXPECT_EQ(test, dat_ia_ha_related(ia, self, &answer),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, answer, DAT_FALSE);
+	KUNIT_EXPECT_EQ(test, dat_ia_ha_related(ia, NULL, &answer),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ia_ha_related(ia, self, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_ASSERT_EQ(test, dat_pz_create(ia, &pz), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ia_ha_related(pz, self, &answer),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA));
+	KUNIT_EXPECT_EQ(test, dat_pz_free(pz), DAT_SUCCESS);
+}
+
 static void kdapl_ia_query_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
@@ -314,6 +336,7 @@ static struct kunit_case kdapl_ia_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_ia_shared_async_abrupt_test,
 			 kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_ia_query_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_ia_ha_related_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_owner_release_test, kdapl_test_adapter_gen),
 	{}
 };
