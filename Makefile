@@ -31,7 +31,7 @@ KCSAN_KDIR = $(shell tests/vm/debug-kernel.sh kcsan)/build
 
 .PHONY: all modules shim kdaplctl user clean setup check demo bench debug-modules \
 	kcsan-modules kcsan \
-	vm-test vm-shell kunit print-kdir print-kver stress \
+	vm-test vm-shell kunit print-kdir print-kver stress conformance \
 	install uninstall install-module uninstall-module install-shim \
 	uninstall-shim install-tools uninstall-tools install-headers \
 	uninstall-headers install-man \
@@ -91,6 +91,11 @@ kcsan:
 # check runs short ones.  See Documentation/reliability.rst.
 stress:
 	bash tests/stress.sh
+
+# OFA's tools, the whole matrix, over kdapl and OFA's provider (about
+# an hour).  See Documentation/conformance.rst.
+conformance:
+	bash tests/conformance.sh
 
 setup:
 	bash tests/setup.sh

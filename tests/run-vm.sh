@@ -74,6 +74,7 @@ user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin /usr/bin/udevadm --file dist/60-kdapl.rules:/usr/lib/kdapl/60-kdapl.rules
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm
+      --bin /usr/bin/dtestx --bin /usr/bin/dtestsrq
       --bin /usr/bin/stdbuf
       --file /usr/libexec/coreutils/libstdbuf.so:/usr/libexec/coreutils/libstdbuf.so)
 ofa=$(ldconfig -p | sed -n 's/^[[:space:]]*libdaplofa.so.2 .*=> //p' | head -n1)

@@ -3,17 +3,19 @@
 #
 # The table of OFA's tools over kdapl and over OFA's own provider, from
 # the blocks the "tools" VM case sends (build/vm/blocks/tools-*.txt, one
-# "command<TAB>column<TAB>PASS|FAIL" line each).  The kdapl rxe column
-# gives the distro and debug kernels' results as distro/debug.
+# "command<TAB>column<TAB>PASS|FAIL" line each), or those of another case
+# in the same form ("conformance").  The kdapl rxe column gives the
+# distro and debug kernels' results as distro/debug.
 #
-#   tests/vm/tools-table.sh [BLOCKS_DIR]
+#   tests/vm/tools-table.sh [BLOCKS_DIR [CASE]]
 
 set -euo pipefail
 
 dir=${1:-build/vm/blocks}
+case=${2:-tools}
 files=()
 for k in distro debug; do
-	[ -r "$dir/tools-$k.txt" ] && files+=("$dir/tools-$k.txt")
+	[ -r "$dir/$case-$k.txt" ] && files+=("$dir/$case-$k.txt")
 done
 if [ ${#files[@]} -eq 0 ]; then
 	echo "tools-table: no results in $dir" >&2
