@@ -1223,7 +1223,7 @@ static bool kdapl_cm_ep_alive(struct kdapl_ep *ep)
 	return !list_empty(&ep->obj.ia_entry);
 }
 
-/* The peer's address of a connect (argument 2): IPv4 or IPv6, not a wildcard. */
+/* A connect's peer address (argument 2): IPv4 or IPv6, not a wildcard. */
 static DAT_RETURN kdapl_cm_check_remote(const struct sockaddr *addr)
 {
 	if (!addr)
@@ -1676,12 +1676,14 @@ DAT_RETURN kdapl_ep_common_connect(struct kdapl_owner *owner,
 {
 	struct kdapl_ep *ep;
 	DAT_RETURN ret;
+	u16 port;
 
 	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
 	if (ret)
 		return ret;
 	ret = kdapl_cm_check_remote(remote_ia_address);
-	if (!ret && !kdapl_sockaddr_port(remote_ia_address))
+	port = ret ? 0 : kdapl_sockaddr_port(remote_ia_address);
+	if (!ret && !port)
 		ret = dat_error(DAT_INVALID_ADDRESS,
 				DAT_INVALID_ADDRESS_MALFORMED);
 	if (!ret)
@@ -1692,10 +1694,8 @@ DAT_RETURN kdapl_ep_common_connect(struct kdapl_owner *owner,
 	if (!ret && private_data_size > kdapl_cm_private_data_max(ep->obj.ia))
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	if (!ret)
-		ret = kdapl_cm_connect_ep(ep, remote_ia_address,
-					  kdapl_sockaddr_port(remote_ia_address),
-					  timeout, private_data_size,
-					  private_data);
+		ret = kdapl_cm_connect_ep(ep, remote_ia_address, port, timeout,
+					  private_data_size, private_data);
 	kdapl_object_put(&ep->obj);
 	return ret;
 }

@@ -111,8 +111,9 @@ int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
  * serialises the insertion, and the object is published last, so that
  * an ioctl that guesses the id meanwhile finds nothing or all of it.
  *
- * Context: process context (the sinks of CR EVDs run from kdapl's work
- * queue).
+ * Context: process context (the sinks of CR EVDs, and the delivery of
+ * requests parked by EVDs that merge them with completions, run from
+ * kdapl's work queue).
  * Return: the new id, or 0 without memory.
  */
 u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,

@@ -26,7 +26,10 @@
  * An EVD that merges requests with completion streams may run its sink
  * with bottom halves disabled, so its sink parks requests in ring->crq,
  * and kdapl_uring_cr_work() delivers them from kdapl_wq into slots it
- * reserves first (ring->reserved), which completions cannot take.
+ * reserves first (ring->reserved), which completions cannot take.  A
+ * request that finds the parking queue full (more requests than the ring
+ * has slots, waiting for the work) is lost as an overflow and not
+ * rejected: its CR stays with the IA until the IA is closed.
  *
  * Context: the sink runs in the context kdat.h gives upcalls of the EVD's
  * kind (bottom halves disabled for DTO EVDs), never with a kdapl lock
@@ -254,7 +257,10 @@ static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
 	u->data[1] = d->operation;
 }
 
-/* Does the ring have room?  The sink is its only producer: room stays. */
+/*
+ * Does the ring have room?  For a ring that parks no requests the sink is
+ * the only producer: room stays.
+ */
 static bool kdapl_uring_has_room(struct kdapl_uring *ring)
 {
 	unsigned long flags;
@@ -293,21 +299,32 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 	const DAT_CR_ARRIVAL_EVENT_DATA *d =
 		&ev->event_data.cr_arrival_event_data;
 	DAT_CR_PARAM param;
+	struct kdapl_cr *cr;
 
 	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
 	u->data[0] = d->conn_qual;
-	/* A CR gone meanwhile (its IA closed) is not made an object. */
+	/*
+	 * The query's pointers are into the CR, which its IA's close may
+	 * free meanwhile: hold it until the copies are made.  A CR gone
+	 * already is not made an object.
+	 */
+	if (kdapl_get(&ring->ufile->owner, d->cr_handle, CR,
+		      DAT_INVALID_HANDLE_CR, &cr))
+		return false;
 	if (kdapl_cr_query(&ring->ufile->owner, d->cr_handle,
 			   DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR |
 			   DAT_CR_FIELD_REMOTE_PORT_QUAL |
 			   DAT_CR_FIELD_PRIVATE_DATA_SIZE |
-			   DAT_CR_FIELD_PRIVATE_DATA, &param))
+			   DAT_CR_FIELD_PRIVATE_DATA, &param)) {
+		kdapl_object_put(&cr->obj);
 		return false;
+	}
 	u->data[1] = param.remote_port_qual;
 	kdapl_uring_fill_pdata(u, x, param.private_data,
 			       param.private_data_size);
 	memcpy(x->addr, param.remote_ia_address_ptr,
 	       min(sizeof(x->addr), sizeof(DAT_SOCK_ADDR)));
+	kdapl_object_put(&cr->obj);
 	/* A parked request comes with a slot reserved. */
 	if (ring->crq || kdapl_uring_has_room(ring))
 		u->new_id = kdapl_uobj_add_from_event(ring->ufile,
@@ -473,22 +490,26 @@ static void kdapl_uring_publish(struct kdapl_uring *ring,
  */
 static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 {
-	bool queued = false;
+	bool queued = false, report = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ring->lock, flags);
-	if (!ring->dead && ring->crq_count < ring->entries) {
+	if (ring->dead) {
+		/* Freed: the request goes with the EVD. */
+	} else if (ring->crq_count < ring->entries) {
 		ring->crq[(ring->crq_head + ring->crq_count) &
 			  (ring->entries - 1)] = *ev;
 		ring->crq_count++;
 		queued = true;
-	} else if (!ring->dead) {
+	} else {
 		WRITE_ONCE(ring->hdr->overflows, ++ring->overflows);
+		report = !ring->overflowing;
+		ring->overflowing = true;
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	if (queued)
 		queue_work(kdapl_wq, &ring->cr_work);
-	else
+	if (report)
 		kdapl_uring_report_overflow(ring, ev->evd_handle);
 }
 
@@ -528,6 +549,15 @@ static void kdapl_uring_unreserve(struct kdapl_uring *ring)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
+/* Reject a parked request, which no one can answer. */
+static void kdapl_uring_reject(struct kdapl_uring *ring, const DAT_EVENT *ev)
+{
+	const DAT_CR_ARRIVAL_EVENT_DATA *d =
+		&ev->event_data.cr_arrival_event_data;
+
+	kdapl_cr_reject(&ring->ufile->owner, d->cr_handle, 0, NULL);
+}
+
 /*
  * Deliver the parked requests, oldest first, each into a slot reserved
  * for it; a request without a slot is rejected, as the sink of a
@@ -545,9 +575,7 @@ static void kdapl_uring_cr_work(struct work_struct *work)
 
 	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
 		if (!reserved) {
-			kdapl_cr_reject(&ring->ufile->owner,
-					ev.event_data.cr_arrival_event_data.cr_handle,
-					0, NULL);
+			kdapl_uring_reject(ring, &ev);
 			continue;
 		}
 		memset(&x, 0, sizeof(x));
@@ -625,9 +653,7 @@ static void kdapl_uring_stop_cr(struct kdapl_uring *ring)
 	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
 		if (reserved)
 			kdapl_uring_unreserve(ring);
-		kdapl_cr_reject(&ring->ufile->owner,
-				ev.event_data.cr_arrival_event_data.cr_handle,
-				0, NULL);
+		kdapl_uring_reject(ring, &ev);
 	}
 }
 
@@ -635,11 +661,12 @@ static void kdapl_uring_stop_cr(struct kdapl_uring *ring)
  * kdapl_uring_detach() - the EVD of a ring was freed
  * @uobj: the file's EVD object, about to go
  *
- * Waits for the sink to finish, wakes the waiters (they return
- * DAT_INVALID_HANDLE) and drops the object's reference; mappings keep
- * the memory until they go.
+ * Waits for the sink to finish, then for the delivery of parked
+ * connection requests, rejects those still parked, wakes the waiters
+ * (they return DAT_INVALID_HANDLE) and drops the object's reference;
+ * mappings keep the memory until they go.
  *
- * Context: process context, may sleep.
+ * Context: process context, ufile->lock held, may sleep.
  */
 void kdapl_uring_detach(struct kdapl_uobj *uobj)
 {
