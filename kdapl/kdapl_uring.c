@@ -298,32 +298,22 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 {
 	const DAT_CR_ARRIVAL_EVENT_DATA *d =
 		&ev->event_data.cr_arrival_event_data;
-	DAT_CR_PARAM param;
 	struct kdapl_cr *cr;
 
 	u->cookie = kdapl_uring_cookie(ring, d->sp_handle.psp_handle);
 	u->data[0] = d->conn_qual;
 	/*
-	 * The query's pointers are into the CR, which its IA's close may
-	 * free meanwhile: hold it until the copies are made.  A CR gone
-	 * already is not made an object.
+	 * What the request carries is copied from the CR, held meanwhile:
+	 * its IA's close may free it.  A CR gone already is not made an
+	 * object.
 	 */
 	if (kdapl_get(&ring->ufile->owner, d->cr_handle, CR,
 		      DAT_INVALID_HANDLE_CR, &cr))
 		return false;
-	if (kdapl_cr_query(&ring->ufile->owner, d->cr_handle,
-			   DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR |
-			   DAT_CR_FIELD_REMOTE_PORT_QUAL |
-			   DAT_CR_FIELD_PRIVATE_DATA_SIZE |
-			   DAT_CR_FIELD_PRIVATE_DATA, &param)) {
-		kdapl_object_put(&cr->obj);
-		return false;
-	}
-	u->data[1] = param.remote_port_qual;
-	kdapl_uring_fill_pdata(u, x, param.private_data,
-			       param.private_data_size);
-	memcpy(x->addr, param.remote_ia_address_ptr,
-	       min(sizeof(x->addr), sizeof(DAT_SOCK_ADDR)));
+	u->data[1] = cr->remote_port;
+	kdapl_uring_fill_pdata(u, x, cr->private_data, cr->private_data_size);
+	static_assert(sizeof(x->addr) >= sizeof(cr->remote_addr));
+	memcpy(x->addr, &cr->remote_addr, sizeof(cr->remote_addr));
 	kdapl_object_put(&cr->obj);
 	/* A parked request comes with a slot reserved. */
 	if (ring->crq || kdapl_uring_has_room(ring))
@@ -432,6 +422,21 @@ static void kdapl_uring_request_done(struct kdapl_uring *ring,
 }
 
 /*
+ * Count an event lost to a full ring (or parking queue); ring->lock held.
+ * Returns true for the first of a run of losses, which the caller reports
+ * once the lock is dropped: DAT reports an overflow, not each loss.
+ */
+static bool kdapl_uring_lose(struct kdapl_uring *ring)
+{
+	bool first = !ring->overflowing;
+
+	lockdep_assert_held(&ring->lock);
+	WRITE_ONCE(ring->hdr->overflows, ++ring->overflows);
+	ring->overflowing = true;
+	return first;
+}
+
+/*
  * Write @u (and @x, for the streams that have one) into the next slot
  * and wake the waiters.  @reserved: the slot was reserved by
  * kdapl_uring_next_cr().  Not in hard interrupt context.
@@ -443,7 +448,7 @@ static void kdapl_uring_publish(struct kdapl_uring *ring,
 {
 	bool report = false;
 	unsigned long flags;
-	u32 tail, lost;
+	u32 tail;
 
 	spin_lock_irqsave(&ring->lock, flags);
 	tail = ring->tail;
@@ -453,11 +458,7 @@ static void kdapl_uring_publish(struct kdapl_uring *ring,
 		/* Freed: the event goes with the EVD. */
 	} else if (!reserved && kdapl_uring_count(ring, tail) +
 		   ring->reserved >= ring->entries) {
-		lost = ++ring->overflows;
-		WRITE_ONCE(ring->hdr->overflows, lost);
-		/* Once per run of losses: DAT reports an overflow, not each. */
-		report = !ring->overflowing;
-		ring->overflowing = true;
+		report = kdapl_uring_lose(ring);
 	} else {
 		ring->overflowing = false;
 		ring->ev[tail & (ring->entries - 1)] = *u;
@@ -502,9 +503,7 @@ static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 		ring->crq_count++;
 		queued = true;
 	} else {
-		WRITE_ONCE(ring->hdr->overflows, ++ring->overflows);
-		report = !ring->overflowing;
-		ring->overflowing = true;
+		report = kdapl_uring_lose(ring);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	if (queued)
@@ -514,8 +513,9 @@ static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 }
 
 /*
- * Take the oldest parked request into @ev, and a slot for it in
- * *@reserved if the ring has one.  Returns false when none is parked.
+ * Take the oldest parked request into @ev and, unless @reserved is NULL,
+ * a slot for it in *@reserved if the ring has one.  Returns false when
+ * none is parked.
  */
 static bool kdapl_uring_next_cr(struct kdapl_uring *ring, DAT_EVENT *ev,
 				bool *reserved)
@@ -529,6 +529,8 @@ static bool kdapl_uring_next_cr(struct kdapl_uring *ring, DAT_EVENT *ev,
 		*ev = ring->crq[ring->crq_head];
 		ring->crq_head = (ring->crq_head + 1) & (ring->entries - 1);
 		ring->crq_count--;
+	}
+	if (found && reserved) {
 		*reserved = !ring->dead &&
 			    kdapl_uring_count(ring, ring->tail) +
 			    ring->reserved < ring->entries;
@@ -646,15 +648,11 @@ DAT_RETURN kdapl_uring_attach(struct kdapl_ufile *ufile,
  */
 static void kdapl_uring_stop_cr(struct kdapl_uring *ring)
 {
-	bool reserved;
 	DAT_EVENT ev;
 
 	cancel_work_sync(&ring->cr_work);
-	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
-		if (reserved)
-			kdapl_uring_unreserve(ring);
+	while (kdapl_uring_next_cr(ring, &ev, NULL))
 		kdapl_uring_reject(ring, &ev);
-	}
 }
 
 /**
