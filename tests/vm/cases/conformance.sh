@@ -30,9 +30,7 @@ ulimit -l unlimited
 
 # row COMMAND COLUMN RC LOG: record one run, with the log's end if failed.
 row() {
-	if [ "$3" = 0 ]; then _r=PASS; else _r=FAIL; fi
-	printf '%s\t%s\t%s\n' "$1" "$2" "$_r" >>"$out"
-	echo "# $2: $1: $_r"
+	tool_result "$out" "$1" "$2" "$3"
 	[ "$3" = 0 ] || show "$4"
 }
 

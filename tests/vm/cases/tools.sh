@@ -58,9 +58,7 @@ ulimit -l unlimited
 
 # result COMMAND COLUMN RC: record one run.
 result() {
-	if [ "$3" = 0 ]; then _r=PASS; else _r=FAIL; fi
-	printf '%s\t%s\t%s\n' "$1" "$2" "$_r" >>"$out"
-	echo "# $2: $1: $_r"
+	tool_result "$out" "$@"
 }
 
 # dtest_run IA ADDR OPTIONS...: 0 if server and client passed.

@@ -211,6 +211,15 @@ wait_for() {
 	done
 }
 
+# tool_result FILE COMMAND COLUMN RC: record a run of OFA's tools in FILE
+# as "command<TAB>column<TAB>PASS|FAIL" (what tests/vm/tools-table.sh
+# reads) and in the log.
+tool_result() {
+	if [ "$4" = 0 ]; then _r=PASS; else _r=FAIL; fi
+	printf '%s\t%s\t%s\n' "$2" "$3" "$_r" >>"$1"
+	echo "# $3: $2: $_r"
+}
+
 # show LOG: the end of a failed run's output (SHOW lines, default 12).
 show() {
 	tail -n "${SHOW:-12}" "$1" | sed "s|^|#   $(basename "$1" .log): |"
