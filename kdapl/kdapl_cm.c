@@ -85,6 +85,8 @@
  * @passive: created by dat_cr_accept()
  * @torn: the verbs resources are gone (under @lock)
  * @connected: rdma_cm reported ESTABLISHED (ep->lock)
+ * @up: the consumer was told: DAT_CONNECTION_EVENT_ESTABLISHED is queued
+ *	(ep->lock)
  * @ended: the last connection event is queued, the EP is DISCONNECTED
  *	(ep->lock)
  * @dying: teardown began; rdma_cm events are ignored (ep->lock)
@@ -122,6 +124,7 @@ struct kdapl_conn {
 	bool passive;
 	bool torn;
 	bool connected;
+	bool up;
 	bool ended;
 	bool dying;
 	bool rtr;
@@ -850,12 +853,13 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
  * done above the transport; both ends must be kdapl.
  */
 
-/* The EP is CONNECTED: tell the consumer.  ep->lock held. */
+/* The EP is CONNECTED: tell the consumer, once.  ep->lock held. */
 static void kdapl_conn_up(struct kdapl_conn *conn)
 {
 	lockdep_assert_held(&conn->ep->lock);
-	if (conn->ended || conn->dying)
+	if (conn->up || conn->ended || conn->dying)
 		return;
+	conn->up = true;
 	conn->ep->state = DAT_EP_STATE_CONNECTED;
 	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
 }
@@ -945,6 +949,28 @@ bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return taken;
+}
+
+/*
+ * The peer disconnected an established connection.  Its consumer may
+ * not have heard ESTABLISHED yet (kdapl_conn_rts_work() or the
+ * initiator-first exchange still runs): the connection was made, so it
+ * hears ESTABLISHED first, then DISCONNECTED, as when the peer
+ * disconnects later.  A consumer that waits for one ESTABLISHED per
+ * accepted request must not miss any.
+ */
+static void kdapl_conn_peer_disconnected(struct kdapl_conn *conn)
+{
+	struct kdapl_ep *ep = conn->ep;
+	unsigned long flags;
+	bool ended;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	kdapl_conn_up(conn);
+	ended = kdapl_conn_end_locked(conn, DAT_CONNECTION_EVENT_DISCONNECTED);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ended)
+		kdapl_conn_queue(conn, &conn->teardown_work);
 }
 
 /*
@@ -1070,8 +1096,7 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (conn->connected)
-			kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_DISCONNECTED,
-					NULL, 0);
+			kdapl_conn_peer_disconnected(conn);
 		else
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		break;

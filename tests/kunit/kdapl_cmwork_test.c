@@ -7,7 +7,8 @@
  * unrelated connection made with raw rdma_cm completes; the receive
  * posted into that LMR reaches the device only once it is registered,
  * so a peer that sends first waits (RNR on RoCE) instead of hitting an
- * unknown key.
+ * unknown key.  A peer that disconnects while that work waits leaves
+ * the consumer ESTABLISHED, then DISCONNECTED.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -227,6 +228,54 @@ static void cmw_split_lmr(struct kunit *test, DAT_IA_HANDLE ia,
 			DAT_SUCCESS);
 }
 
+/* The client EP on @dto (for both queues), the server's on @sdto. */
+static void cmw_eps(struct kunit *test, struct kdapl_test_pair *p,
+		    DAT_EVD_HANDLE dto, DAT_EVD_HANDLE sdto)
+{
+	KUNIT_ASSERT_EQ(test, dat_ep_create(p->ia, p->pz, dto, dto, p->conn,
+					    NULL, &p->cli),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(p->ia, p->spz, sdto, sdto,
+					    p->sconn, NULL, &p->srv),
+			DAT_SUCCESS);
+}
+
+/*
+ * Connect @p->cli to @p->srv through a PSP (*@psp) with the server's
+ * registrations held: the client is established, and the server's
+ * connection work waits in its registration.  *@sin is the address.
+ */
+static void cmw_connect_held(struct kunit *test, struct kdapl_test_pair *p,
+			     struct sockaddr_in *sin, DAT_PSP_HANDLE *psp)
+{
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	int i;
+
+	init_completion(&cmw_hold.release);
+	atomic_set(&cmw_hold.held, 0);
+	WRITE_ONCE(cmw_hold.armed, true);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, cmw_reg_hook);
+
+	kdapl_test_ia_addr(test, p->ia, sin);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(p->ia, p->qual, p->cr,
+					     DAT_PSP_CONSUMER_FLAG, psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(p->cli, (struct sockaddr *)sin,
+					     p->qual, DAT_TIMEOUT_INFINITE, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(p->cr, &ev,
+						KDAPL_TEST_WAIT_MS));
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, p->srv, 0, NULL), DAT_SUCCESS);
+	kdapl_test_expect_conn(test, p->conn, p->cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	for (i = 0; i < 500 && !atomic_read(&cmw_hold.held); i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, atomic_read(&cmw_hold.held), 1);
+}
+
 /*
  * The server's registration waits in its connection's work item: the
  * client is established, the server not yet, and a raw rdma_cm
@@ -249,11 +298,9 @@ static void cmw_slow_reg_test(struct kunit *test)
 	unsigned long tmo = msecs_to_jiffies(CMW_RAW_MS);
 	DAT_EP_PARAM epp;
 	DAT_PSP_HANDLE psp;
-	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
 	bool iwarp;
 	u8 *msg;
-	int i;
 
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -262,12 +309,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 	iwarp = kdapl_test_iwarp(test);
 	dto = kdapl_test_evd(test, p.ia, 16, DAT_EVD_DTO_FLAG);
 	sdto = kdapl_test_evd(test, p.ia, 16, DAT_EVD_DTO_FLAG);
-	KUNIT_ASSERT_EQ(test, dat_ep_create(p.ia, p.pz, dto, dto, p.conn,
-					    NULL, &p.cli),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_create(p.ia, p.spz, sdto, sdto, p.sconn,
-					    NULL, &p.srv),
-			DAT_SUCCESS);
+	cmw_eps(test, &p, dto, sdto);
 	cmw_split_lmr(test, p.ia, p.spz, pages, &sctx, &saddr);
 	/* The message straddles the two ranges. */
 	t = (DAT_LMR_TRIPLET) { .lmr_context = sctx, .segment_length = 64,
@@ -276,28 +318,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 					       (DAT_DTO_COOKIE)1ULL, 0),
 			DAT_SUCCESS);
 
-	init_completion(&cmw_hold.release);
-	atomic_set(&cmw_hold.held, 0);
-	WRITE_ONCE(cmw_hold.armed, true);
-	WRITE_ONCE(kdapl_dto_test_hooks.reg, cmw_reg_hook);
-
-	kdapl_test_ia_addr(test, p.ia, &sin);
-	KUNIT_ASSERT_EQ(test, dat_psp_create(p.ia, p.qual, p.cr,
-					     DAT_PSP_CONSUMER_FLAG, &psp),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(p.cli, (struct sockaddr *)&sin,
-					     p.qual, DAT_TIMEOUT_INFINITE, 0,
-					     NULL, DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(p.cr, &ev,
-						KDAPL_TEST_WAIT_MS));
-	cr = ev.event_data.cr_arrival_event_data.cr_handle;
-	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, p.srv, 0, NULL), DAT_SUCCESS);
-	kdapl_test_expect_conn(test, p.conn, p.cli,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	for (i = 0; i < 500 && !atomic_read(&cmw_hold.held); i++)
-		msleep(20);
-	KUNIT_ASSERT_EQ(test, atomic_read(&cmw_hold.held), 1);
+	cmw_connect_held(test, &p, &sin, &psp);
 	/*
 	 * Accepted, its QP completing on its EVDs: COMPLETION_PENDING,
 	 * where they cannot change.
@@ -371,6 +392,59 @@ static void cmw_slow_reg_test(struct kunit *test)
 	}
 }
 
+/*
+ * The client disconnects while the server's connection work waits for
+ * its registration: rdma_cm reported ESTABLISHED on the server, whose
+ * consumer has not heard it yet.  The connection was made, so the
+ * consumer hears ESTABLISHED and then DISCONNECTED, never DISCONNECTED
+ * alone (a consumer that counts one ESTABLISHED per accept, as dtestcm
+ * does, would wait forever for the last disconnections).
+ */
+static void cmw_peer_disc_test(struct kunit *test)
+{
+	struct kdapl_test_pair p;
+	struct sockaddr_in sin;
+	struct page *pages[2];
+	DAT_LMR_CONTEXT sctx;
+	DAT_PSP_HANDLE psp;
+	DAT_VADDR saddr;
+	DAT_EVENT ev;
+
+	cmw_split_pages(test, pages);
+	kdapl_test_pair_init(test, &p, CMW_QUAL + 1);
+	cmw_eps(test, &p, NULL, NULL);
+	/* Registered by the server's connection work. */
+	cmw_split_lmr(test, p.ia, p.spz, pages, &sctx, &saddr);
+
+	cmw_connect_held(test, &p, &sin, &psp);
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(p.sconn, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(p.cli, DAT_CLOSE_GRACEFUL_FLAG),
+			DAT_SUCCESS);
+	/* Both events while the registration is still held. */
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmw_hold.held), 1);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.srv),
+			DAT_EP_STATE_DISCONNECTED);
+	kdapl_test_expect_conn(test, p.conn, p.cli,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+
+	complete_all(&cmw_hold.release);
+	WRITE_ONCE(cmw_hold.armed, false);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	/* Nothing else is reported once the work item finishes. */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(p.sconn, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p.srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
+}
+
 static void cmw_exit(struct kunit *test)
 {
 	if (cmw_raw_live)
@@ -383,6 +457,7 @@ static void cmw_exit(struct kunit *test)
 
 static struct kunit_case kdapl_cmwork_test_cases[] = {
 	KUNIT_CASE_PARAM(cmw_slow_reg_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(cmw_peer_disc_test, kdapl_test_adapter_gen),
 	{}
 };
 
