@@ -570,6 +570,8 @@ struct kdapl_pz {
  * @cq: completion queue for the DTO and RMR bind streams, or NULL
  * @cq_size: entries of @cq
  * @cq_reserved: entries the queues of QPs on @cq reserved (IA lock)
+ * @xcqs: further CQs (struct kdapl_evd_xcq), on a device that cannot
+ *	resize @cq, for the queues that did not fit (IA lock)
  * @stream_flags: completion flags of the EP streams that feed the EVD,
  *	the same for all (valid when @recv_streams or @request_streams)
  * @recv_streams: EP receive streams feeding the EVD
@@ -594,6 +596,7 @@ struct kdapl_evd {
 	struct ib_cq *cq;
 	u32 cq_size;
 	u32 cq_reserved;
+	struct list_head xcqs;
 	DAT_COMPLETION_FLAGS stream_flags;
 	unsigned int recv_streams;
 	unsigned int request_streams;
@@ -689,8 +692,8 @@ static inline int kdapl_evd_deliver(struct kdapl_evd *evd, DAT_EVENT *ev)
 	return kdapl_evd_deliver_slow(evd, ev);
 }
 
-int kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n);
-void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n);
+struct ib_cq *kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n);
+void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, struct ib_cq *cq, u32 n);
 DAT_COMPLETION_FLAGS kdapl_evd_stream_default(const struct kdapl_evd *evd);
 DAT_RETURN kdapl_evd_attach_stream(struct kdapl_evd *evd,
 				   enum kdapl_stream stream,

@@ -80,6 +80,8 @@
  * @recv_cq: private receive CQ (EP without a receive EVD), or NULL
  * @request_evd: EVD whose CQ the QP sends to, with a use, or NULL
  * @recv_evd: EVD whose CQ the QP receives to, with a use, or NULL
+ * @request_evd_cq: the CQ of @request_evd the QP sends to
+ * @recv_evd_cq: the CQ of @recv_evd the QP receives to
  * @send_cqes: room reserved in @request_evd's CQ
  * @recv_cqes: room reserved in @recv_evd's CQ
  * @passive: created by dat_cr_accept()
@@ -119,6 +121,8 @@ struct kdapl_conn {
 	struct ib_cq *recv_cq;
 	struct kdapl_evd *request_evd;
 	struct kdapl_evd *recv_evd;
+	struct ib_cq *request_evd_cq;
+	struct ib_cq *recv_evd_cq;
 	u32 send_cqes;
 	u32 recv_cqes;
 	bool passive;
@@ -290,19 +294,16 @@ static int kdapl_conn_queue_cq(struct kdapl_conn *conn, struct kdapl_evd *evd,
 			       u32 n, struct ib_cq **priv, struct ib_cq **cq)
 {
 	struct ib_cq *new;
-	int err;
 
-	if (evd) {
-		err = kdapl_evd_cq_reserve(evd, n);
-		if (!err)
-			*cq = evd->cq;
-		return err;
-	}
-	new = ib_alloc_cq(conn->ep->obj.ia->ibdev, NULL, n, 0,
-			  IB_POLL_SOFTIRQ);
+	if (evd)
+		new = kdapl_evd_cq_reserve(evd, n);
+	else
+		new = ib_alloc_cq(conn->ep->obj.ia->ibdev, NULL, n, 0,
+				  IB_POLL_SOFTIRQ);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
-	*priv = new;
+	if (!evd)
+		*priv = new;
 	*cq = new;
 	return 0;
 }
@@ -320,11 +321,13 @@ static void kdapl_conn_put_cqs(struct kdapl_conn *conn)
 	conn->send_cq = NULL;
 	conn->recv_cq = NULL;
 	if (conn->request_evd) {
-		kdapl_evd_cq_unreserve(conn->request_evd, conn->send_cqes);
+		kdapl_evd_cq_unreserve(conn->request_evd, conn->request_evd_cq,
+				       conn->send_cqes);
 		kdapl_unuse(&conn->request_evd->obj);
 	}
 	if (conn->recv_evd) {
-		kdapl_evd_cq_unreserve(conn->recv_evd, conn->recv_cqes);
+		kdapl_evd_cq_unreserve(conn->recv_evd, conn->recv_evd_cq,
+				       conn->recv_cqes);
 		kdapl_unuse(&conn->recv_evd->obj);
 	}
 	conn->request_evd = NULL;
@@ -355,6 +358,7 @@ static int kdapl_conn_get_cqs(struct kdapl_conn *conn, u32 send_cqes,
 		return err;
 	if (req_evd) {
 		conn->request_evd = req_evd;
+		conn->request_evd_cq = init->send_cq;
 		conn->send_cqes = send_cqes;
 		kdapl_use(&req_evd->obj);
 	}
@@ -366,6 +370,7 @@ static int kdapl_conn_get_cqs(struct kdapl_conn *conn, u32 send_cqes,
 	}
 	if (recv_evd) {
 		conn->recv_evd = recv_evd;
+		conn->recv_evd_cq = init->recv_cq;
 		conn->recv_cqes = recv_cqes;
 		kdapl_use(&recv_evd->obj);
 	}

@@ -40,8 +40,24 @@
 /*
  * Least CQ of an EVD on a device that cannot resize CQs: the completions
  * of a dozen EPs with default attributes, both streams (about 160 each).
+ * The queues that do not fit get further CQs of this size (or of their
+ * own, if larger).
  */
 #define KDAPL_EVD_CQ_MIN	2048
+
+/**
+ * struct kdapl_evd_xcq - a further CQ of an EVD
+ * @node: in the EVD's xcqs
+ * @cq: the CQ, completing into the EVD as its first CQ does
+ * @size: entries of @cq
+ * @reserved: entries the queues of QPs on @cq reserved
+ */
+struct kdapl_evd_xcq {
+	struct list_head node;
+	struct ib_cq *cq;
+	u32 size;
+	u32 reserved;
+};
 
 /* Streams fed by the completion queue. */
 #define KDAPL_EVD_CQ_STREAMS	(DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG)
@@ -513,6 +529,35 @@ static void kdapl_evd_cq_event(struct ib_event *event, void *context)
 				     DAT_EVD_OVERFLOW_ERROR);
 }
 
+/* A CQ of @n entries on @ia's device that completes into @evd. */
+static struct ib_cq *kdapl_evd_alloc_cq(struct kdapl_evd *evd,
+					struct kdapl_ia *ia, u32 n)
+{
+	struct ib_cq *cq;
+
+	cq = ib_alloc_cq(ia->ibdev, evd, n, 0, IB_POLL_SOFTIRQ);
+	if (!IS_ERR(cq))
+		cq->event_handler = kdapl_evd_cq_event;
+	return cq;
+}
+
+/* Free the EVD's CQs; their QPs are gone.  IA lock held. */
+static void kdapl_evd_free_cqs(struct kdapl_evd *evd)
+{
+	struct kdapl_evd_xcq *x, *tmp;
+
+	/* Waits for the completion handlers that are running. */
+	if (evd->cq)
+		ib_free_cq(evd->cq);
+	evd->cq = NULL;
+	evd->cq_size = 0;
+	list_for_each_entry_safe(x, tmp, &evd->xcqs, node) {
+		list_del(&x->node);
+		ib_free_cq(x->cq);
+		kfree(x);
+	}
+}
+
 /**
  * kdapl_evd_create() - create an EVD in an IA
  * @ia: the IA, with its lock held
@@ -564,14 +609,15 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 	spin_lock_init(&evd->lock);
 	init_waitqueue_head(&evd->upcall_done);
 	INIT_WORK(&evd->kick, kdapl_evd_kick_work);
+	INIT_LIST_HEAD(&evd->xcqs);
 	evd->policy = policy;
 	if (upcall)
 		evd->upcall = *upcall;
 	kdapl_evd_si_arm(evd);
 
 	if (flags & KDAPL_EVD_CQ_STREAMS) {
-		cq = ib_alloc_cq(ia->ibdev, evd, kdapl_evd_cq_entries(ia, qlen),
-				 0, IB_POLL_SOFTIRQ);
+		cq = kdapl_evd_alloc_cq(evd, ia,
+					kdapl_evd_cq_entries(ia, qlen));
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq) == -EINVAL ?
 			      dat_error(DAT_INVALID_PARAMETER,
@@ -580,7 +626,6 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 					DAT_RESOURCE_TEVD);
 			goto err_free;
 		}
-		cq->event_handler = kdapl_evd_cq_event;
 		evd->cq = cq;
 		evd->cq_size = max_t(u32, cq->cqe, qlen);
 	}
@@ -624,11 +669,7 @@ static void kdapl_evd_destroy(struct kdapl_evd *evd)
 	evd->policy = DAT_UPCALL_DISABLE;
 	kdapl_evd_unlock(evd, flags);
 
-	/* Waits for the completion handlers that are running. */
-	if (evd->cq) {
-		ib_free_cq(evd->cq);
-		evd->cq = NULL;
-	}
+	kdapl_evd_free_cqs(evd);
 	kdapl_ia_del_object(ia, &evd->obj);
 	kvfree(ring);
 }
@@ -652,11 +693,7 @@ static void kdapl_evd_detach(struct kdapl_object *obj)
 	struct kdapl_evd *evd = container_of(obj, struct kdapl_evd, obj);
 
 	lockdep_assert_held(&obj->ia->lock);
-	if (evd->cq) {
-		ib_free_cq(evd->cq);
-		evd->cq = NULL;
-		evd->cq_size = 0;
-	}
+	kdapl_evd_free_cqs(evd);
 }
 
 static void kdapl_evd_release(struct kdapl_object *obj)
@@ -1205,53 +1242,129 @@ static int kdapl_evd_fit_cq(struct kdapl_evd *evd, u32 n)
 	return 0;
 }
 
-/* Grow the CQ to at least @qlen entries; never shrink it. */
+/*
+ * Grow the CQ to at least @qlen entries; never shrink it.  A device that
+ * cannot resize its CQs keeps them as they are: what they hold is
+ * bounded by the reservations of their queues, not by @qlen.
+ */
 static DAT_RETURN kdapl_evd_grow_cq(struct kdapl_evd *evd, DAT_COUNT qlen)
 {
-	if (!evd->cq || kdapl_evd_fit_cq(evd, qlen))
-		return evd->cq ? dat_error(DAT_INSUFFICIENT_RESOURCES,
-					   DAT_RESOURCE_TEVD) : DAT_SUCCESS;
+	int err;
+
+	if (!evd->cq)
+		return DAT_SUCCESS;
+	err = kdapl_evd_fit_cq(evd, qlen);
+	if (err && err != -EOPNOTSUPP)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
 	return DAT_SUCCESS;
 }
 
+/*
+ * Room for @n completions in a further CQ of @evd, found or made: for a
+ * device that cannot resize its CQs.  IA lock held.
+ */
+static struct ib_cq *kdapl_evd_xcq_reserve(struct kdapl_evd *evd, u32 n)
+{
+	struct kdapl_ia *ia = evd->obj.ia;
+	struct kdapl_evd_xcq *x;
+	struct ib_cq *cq;
+	u32 size;
+
+	list_for_each_entry(x, &evd->xcqs, node) {
+		if (x->size - x->reserved >= n) {
+			x->reserved += n;
+			return x->cq;
+		}
+	}
+	size = max_t(u32, n, KDAPL_EVD_CQ_MIN);
+	if (n > ia->ibdev->attrs.max_cqe)
+		return ERR_PTR(-EINVAL);
+	size = min_t(u32, size, ia->ibdev->attrs.max_cqe);
+	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	if (!x)
+		return ERR_PTR(-ENOMEM);
+	cq = kdapl_evd_alloc_cq(evd, ia, size);
+	if (IS_ERR(cq)) {
+		kfree(x);
+		return cq;
+	}
+	x->cq = cq;
+	x->size = max_t(u32, cq->cqe, size);
+	x->reserved = n;
+	list_add_tail(&x->node, &evd->xcqs);
+	return cq;
+}
+
 /**
- * kdapl_evd_cq_reserve() - make room in an EVD's CQ for a queue of a QP
+ * kdapl_evd_cq_reserve() - make room in an EVD's CQs for a queue of a QP
  * @evd: an EVD with DTO streams
  * @n: completions the queue may have outstanding, kdapl's own included
  *
  * The CQ grows (ib_resize_cq()) to hold the completions of every queue
- * that uses it, so that it never overruns.  A device that cannot resize
- * its CQs (siw) refuses a queue that does not fit what the CQ was
- * created with: see kdapl_evd_create().
+ * that uses it, so that it never overruns.  On a device that cannot
+ * resize its CQs (siw), a queue that does not fit what the CQ was created
+ * with goes to a further CQ of the EVD, which completes into it the same
+ * way; completions of one queue stay in order, as they all come from one
+ * CQ.
  *
  * Context: process context, the IA lock held.
- * Return: 0, -ENODEV if the device is gone, or the error of the resize.
+ * Return: the CQ the queue is to complete on; ERR_PTR(-ENODEV) if the
+ * device is gone, or the error of the resize or the allocation.
  */
-int kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n)
+struct ib_cq *kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n)
 {
+	u32 need;
 	int err;
 
 	lockdep_assert_held(&evd->obj.ia->lock);
 	if (!evd->cq)
-		return -ENODEV;
-	err = kdapl_evd_fit_cq(evd, max_t(u32, evd->qlen, evd->cq_reserved + n));
-	if (!err)
-		evd->cq_reserved += n;
-	return err;
+		return ERR_PTR(-ENODEV);
+	need = evd->cq_reserved + n;
+	err = kdapl_evd_fit_cq(evd, max_t(u32, evd->qlen, need));
+	if (err == -EOPNOTSUPP && need > evd->cq_size)
+		return kdapl_evd_xcq_reserve(evd, n);
+	if (err == -EOPNOTSUPP)
+		err = 0;
+	if (err)
+		return ERR_PTR(err);
+	evd->cq_reserved += n;
+	return evd->cq;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_cq_reserve);
 
 /**
  * kdapl_evd_cq_unreserve() - undo kdapl_evd_cq_reserve()
  * @evd: the EVD
+ * @cq: the CQ it returned
  * @n: what was reserved
+ *
+ * A further CQ that nothing reserves any more is freed: the QPs that
+ * completed on it are gone.  A CQ freed with the device is ignored.
  *
  * Context: process context, the IA lock held.
  */
-void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, u32 n)
+void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, struct ib_cq *cq, u32 n)
 {
+	struct kdapl_evd_xcq *x;
+
 	lockdep_assert_held(&evd->obj.ia->lock);
-	evd->cq_reserved -= min(n, evd->cq_reserved);
+	if (cq == evd->cq) {
+		evd->cq_reserved -= min(n, evd->cq_reserved);
+		return;
+	}
+	list_for_each_entry(x, &evd->xcqs, node) {
+		if (x->cq != cq)
+			continue;
+		x->reserved -= min(n, x->reserved);
+		if (!x->reserved) {
+			list_del(&x->node);
+			ib_free_cq(x->cq);
+			kfree(x);
+		}
+		return;
+	}
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_cq_unreserve);
 
 /**
  * kdapl_evd_resize() - dat_evd_resize() for an owner
@@ -1345,9 +1458,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_resize);
  *
  * Queued events are kept, in order.  The completion queue of an EVD with
  * DTO or RMR bind streams grows with the EVD but never shrinks (work
- * requests in flight may still need its entries).  Devices that cannot
- * resize a CQ (siw) refuse growth beyond the size the CQ was created
- * with.
+ * requests in flight may still need its entries).  On devices that
+ * cannot resize a CQ (siw) the CQ stays as it is: the reservations of
+ * its queues bound what it holds.
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS;
@@ -1356,7 +1469,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_resize);
  * DAT_INVALID_STATE when more events are queued than the new capacity,
  * or once the device is gone;
  * DAT_INSUFFICIENT_RESOURCES with DAT_RESOURCE_MEMORY, or with
- * DAT_RESOURCE_TEVD when the CQ cannot grow.
+ * DAT_RESOURCE_TEVD when the device fails to grow the CQ.
  */
 DAT_RETURN dat_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 {

@@ -1371,9 +1371,9 @@ static void evd_resize_test(struct kunit *test)
 }
 
 /*
- * The CQ of a DTO EVD never shrinks, grows where the device can (rxe),
- * and growth beyond the size it was created with fails where it cannot
- * (siw).
+ * The CQ of a DTO EVD never shrinks and grows where the device can
+ * (rxe).  Where it cannot (siw) the EVD grows and its CQ stays: what the
+ * CQ holds is bounded by the reservations of its queues.
  */
 static void evd_resize_cq_test(struct kunit *test)
 {
@@ -1395,15 +1395,16 @@ static void evd_resize_cq_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 1), DAT_SUCCESS);
 	if (evd_test_is_siw(test)) {
-		/* No growth beyond the CQ it was created with. */
-		KUNIT_EXPECT_EQ(test, dat_evd_resize(evd, e->cq->cqe + 1),
-				KDAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-					  DAT_RESOURCE_TEVD));
+		int cqe = e->cq->cqe;
+
+		KUNIT_EXPECT_EQ(test, dat_evd_resize(evd, cqe + 1),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, e->cq->cqe, cqe);
 		KUNIT_EXPECT_EQ(test,
 				dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN,
 					      &param),
 				DAT_SUCCESS);
-		KUNIT_EXPECT_EQ(test, param.evd_qlen, 8);
+		KUNIT_EXPECT_EQ(test, param.evd_qlen, cqe + 1);
 	}
 	ret = dat_evd_resize(evd, 64);
 	KUNIT_EXPECT_EQ(test, ret, DAT_SUCCESS);
@@ -1414,6 +1415,69 @@ static void evd_resize_cq_test(struct kunit *test)
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, param.evd_qlen, 64);
 	evd_expect_dequeue(test, evd, 1);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
+}
+
+/*
+ * Queues reserve room in the CQs of their EVD.  Where the device can
+ * resize a CQ (rxe) they all share the EVD's CQ, which grows.  Where it
+ * cannot (siw), a queue that does not fit goes to a further CQ that
+ * completes into the same EVD, shared by the next queues that fit, and
+ * freed when its last queue goes.
+ */
+static void evd_xcq_test(struct kunit *test)
+{
+	DAT_IA_HANDLE ia = evd_test_ia(test, NULL);
+	struct ib_cq *first, *a, *b, *c;
+	struct kdapl_evd *e;
+	DAT_EVD_HANDLE evd;
+	u32 room;
+
+	evd = evd_test_create(test, ia, 8, DAT_UPCALL_DISABLE, NULL,
+			      DAT_EVD_DTO_FLAG);
+	e = evd_test_struct(test, evd);
+	KUNIT_ASSERT_NOT_NULL(test, e->cq);
+	first = e->cq;
+	room = e->cq_size;
+
+	mutex_lock(&e->obj.ia->lock);
+	a = kdapl_evd_cq_reserve(e, room);
+	b = kdapl_evd_cq_reserve(e, 100);
+	c = kdapl_evd_cq_reserve(e, 100);
+	mutex_unlock(&e->obj.ia->lock);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_EXPECT_PTR_EQ(test, a, first);
+	KUNIT_EXPECT_PTR_EQ(test, c, b);
+	if (evd_test_is_siw(test)) {
+		KUNIT_EXPECT_PTR_NE(test, b, first);
+		KUNIT_EXPECT_PTR_EQ(test, b->cq_context, (void *)e);
+		KUNIT_EXPECT_EQ(test, b->poll_ctx, IB_POLL_SOFTIRQ);
+		KUNIT_EXPECT_PTR_EQ(test, b->event_handler,
+				    first->event_handler);
+		KUNIT_EXPECT_FALSE(test, list_empty(&e->xcqs));
+		KUNIT_EXPECT_EQ(test, e->cq_size, room);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, b, first);
+		KUNIT_EXPECT_GE(test, e->cq->cqe, (int)room + 200);
+	}
+	KUNIT_EXPECT_EQ(test, e->cq_reserved,
+			evd_test_is_siw(test) ? room : room + 200);
+
+	mutex_lock(&e->obj.ia->lock);
+	kdapl_evd_cq_unreserve(e, b, 100);
+	KUNIT_EXPECT_EQ(test, list_empty(&e->xcqs), !evd_test_is_siw(test));
+	kdapl_evd_cq_unreserve(e, c, 100);
+	KUNIT_EXPECT_TRUE(test, list_empty(&e->xcqs));
+	kdapl_evd_cq_unreserve(e, a, room);
+	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
+	/* More than the device's CQs hold. */
+	a = kdapl_evd_cq_reserve(e, e->obj.ia->ibdev->attrs.max_cqe + 1U);
+	mutex_unlock(&e->obj.ia->lock);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(a));
+	KUNIT_EXPECT_TRUE(test, list_empty(&e->xcqs));
+	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
 
@@ -1851,6 +1915,7 @@ static struct kunit_case kdapl_evd_test_cases[] = {
 	KUNIT_CASE_PARAM(evd_irq_post_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_resize_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_resize_cq_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(evd_xcq_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_cq_error_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_query_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_free_in_use_test, kdapl_test_adapter_gen),
