@@ -1299,14 +1299,15 @@ static DAT_RETURN kdapl_cm_connect_check(struct kdapl_ep *ep,
 	return DAT_SUCCESS;
 }
 
-/* The peer's address: @dst with the port @conn_qual. */
+/* The peer's address: @dst with the port of @conn_qual. */
 static void kdapl_conn_set_remote(struct kdapl_conn *conn,
 				  const struct sockaddr *dst,
 				  DAT_CONN_QUAL conn_qual)
 {
 	memcpy(&conn->remote, dst, dst->sa_family == AF_INET ?
 	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
-	kdapl_sockaddr_set_port((struct sockaddr *)&conn->remote, conn_qual);
+	kdapl_sockaddr_set_port((struct sockaddr *)&conn->remote,
+				kdapl_conn_qual_port(conn_qual));
 	conn->conn_qual = conn_qual;
 }
 
@@ -1465,7 +1466,7 @@ DAT_RETURN kdapl_ep_connect(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	ret = kdapl_cm_check_remote(remote_ia_address);
 	if (ret)
 		goto put;
-	if (!remote_conn_qual || remote_conn_qual > U16_MAX) {
+	if (!remote_conn_qual) {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		goto put;
 	}
@@ -1496,8 +1497,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_connect);
  * @ep_handle: the EP, unconnected and with a PZ
  * @remote_ia_address: the peer's address (AF_INET or AF_INET6, of the
  *	IA's family); its port is ignored
- * @remote_conn_qual: the connection qualifier (port) the peer listens on,
- *	1 to 65535
+ * @remote_conn_qual: the connection qualifier the peer listens on: a
+ *	port, 1 to 65535, or a larger value folded into one
+ *	(kdapl_conn_qual_port())
  * @timeout: microseconds until the attempt is given up, or
  *	DAT_TIMEOUT_INFINITE; not 0
  * @private_data_size: bytes of @private_data, up to the IA's
@@ -1531,8 +1533,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_connect);
  *   a wildcard, multicast or broadcast address.
  * * %DAT_INVALID_ADDRESS | %DAT_INVALID_ADDRESS_UNREACHABLE - address
  *   resolution could not start (no route, the IA has no address).
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @remote_conn_qual is 0
- *   or above 65535.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG3 - @remote_conn_qual is 0.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - @timeout is 0.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @private_data_size is
  *   negative or above the IA's limit.

@@ -31,9 +31,6 @@
 /* Requests rdma_cm queues on a listener before they are handled. */
 #define KDAPL_SP_BACKLOG	128
 
-/* Connection qualifiers are the 16-bit ports of rdma_cm's TCP space. */
-#define KDAPL_CONN_QUAL_MAX	U16_MAX
-
 static DAT_RETURN kdapl_sp_errno(int err)
 {
 	switch (err) {
@@ -52,8 +49,9 @@ static DAT_RETURN kdapl_sp_errno(int err)
 }
 
 /*
- * Listen on @port of the IA's address (0: any free port).  The handler
- * may run as soon as rdma_listen() returns.  IA lock held.
+ * Listen on @port of the IA's address (0: any free port, which becomes
+ * the SP's qualifier).  The handler may run as soon as rdma_listen()
+ * returns.  IA lock held.
  */
 static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 {
@@ -69,6 +67,9 @@ static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = rdma_bind_addr(id, (struct sockaddr *)&addr);
+	if (!ret && !port)
+		sp->conn_qual = kdapl_sockaddr_port((struct sockaddr *)
+						    &id->route.addr.src_addr);
 	if (!ret)
 		ret = rdma_listen(id, KDAPL_SP_BACKLOG);
 	if (ret) {
@@ -76,8 +77,6 @@ static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 		return ret;
 	}
 	sp->cm_id = id;
-	sp->conn_qual = kdapl_sockaddr_port((struct sockaddr *)
-					    &id->route.addr.src_addr);
 	return 0;
 }
 
@@ -155,7 +154,7 @@ static DAT_RETURN kdapl_sp_args(DAT_HANDLE_TYPE type, DAT_CONN_QUAL conn_qual,
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (any && !conn_qual_out)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!any && (!conn_qual || conn_qual > KDAPL_CONN_QUAL_MAX))
+	if (!any && !conn_qual)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (type == DAT_HANDLE_TYPE_PSP && psp_flags != DAT_PSP_CONSUMER_FLAG &&
 	    psp_flags != DAT_PSP_PROVIDER_FLAG)
@@ -291,7 +290,8 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 				DAT_RESOURCE_MEMORY);
 		goto unreserve;
 	}
-	err = kdapl_sp_listen(sp, ia, any ? 0 : conn_qual);
+	sp->conn_qual = conn_qual;
+	err = kdapl_sp_listen(sp, ia, any ? 0 : kdapl_conn_qual_port(conn_qual));
 	if (err) {
 		ret = kdapl_sp_errno(err);
 		kdapl_sp_unreserve(sp);
@@ -356,8 +356,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create);
 /**
  * dat_psp_create() - listen for connection requests on a qualifier
  * @ia_handle: the IA; requests to its address and @conn_qual arrive here
- * @conn_qual: the connection qualifier, 1 to 65535 (a port of rdma_cm's
- *	TCP port space)
+ * @conn_qual: the connection qualifier, not 0: a port of rdma_cm's TCP
+ *	port space, 1 to 65535, or a larger value folded into one
+ *	(kdapl_conn_qual_port())
  * @evd_handle: EVD of the IA with DAT_EVD_CR_FLAG; every request is
  *	reported there as a DAT_CONNECTION_REQUEST_EVENT carrying a CR
  * @psp_flags: DAT_PSP_CONSUMER_FLAG (the consumer gives an EP to
@@ -368,14 +369,14 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create);
  * Context: process context, may sleep.
  * Return:
  * * %DAT_SUCCESS - listening.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @conn_qual is 0 or above
- *   65535.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @conn_qual is 0.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG4 - unknown @psp_flags.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @psp_handle is NULL.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_IA - bad @ia_handle.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EVD_CR - @evd_handle is not
  *   an EVD of the IA taking connection requests.
- * * %DAT_CONN_QUAL_IN_USE - something listens on @conn_qual already.
+ * * %DAT_CONN_QUAL_IN_USE - something listens on @conn_qual (or on its
+ *   port) already.
  * * %DAT_INVALID_STATE - the IA is closing or lost its device.
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY - out of memory.
  * * %DAT_INTERNAL_ERROR - rdma_cm refused for another reason.
@@ -588,7 +589,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_create);
 /**
  * dat_rsp_create() - reserve an Endpoint for one connection request
  * @ia_handle: the IA
- * @conn_qual: the connection qualifier, 1 to 65535
+ * @conn_qual: the connection qualifier, as for dat_psp_create()
  * @ep_handle: an EP of the IA in DAT_EP_STATE_UNCONNECTED; it moves to
  *	DAT_EP_STATE_RESERVED, and to TENTATIVE_CONNECTION_PENDING when the
  *	request arrives
@@ -601,8 +602,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_create);
  * Context: process context, may sleep.
  * Return:
  * * %DAT_SUCCESS - listening.
- * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @conn_qual is 0 or above
- *   65535.
+ * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG2 - @conn_qual is 0.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG5 - @rsp_handle is NULL.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_IA - bad @ia_handle.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an
@@ -611,7 +611,8 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_create);
  *   an EVD of the IA taking connection requests.
  * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is not
  *   unconnected; the subtype names its state.
- * * %DAT_CONN_QUAL_IN_USE - something listens on @conn_qual already.
+ * * %DAT_CONN_QUAL_IN_USE - something listens on @conn_qual (or on its
+ *   port) already.
  * * %DAT_INVALID_STATE - the IA is closing or lost its device.
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY - out of memory.
  * * %DAT_INTERNAL_ERROR - rdma_cm refused for another reason.

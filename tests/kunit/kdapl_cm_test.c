@@ -187,9 +187,6 @@ static void kdapl_cm_args_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), 0, to, 0,
 					     NULL, DAT_QOS_BEST_EFFORT, 0),
 			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
-	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), 65536, to,
-					     0, NULL, DAT_QOS_BEST_EFFORT, 0),
-			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
 	KUNIT_EXPECT_EQ(test, dat_ep_connect(ep, kdapl_cm_sa(&sin), q, 0, 0,
 					     NULL, DAT_QOS_BEST_EFFORT, 0),
 			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));

@@ -27,9 +27,6 @@ static void kdapl_sp_psp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_psp_create(ia, 0, evd,
 					     DAT_PSP_CONSUMER_FLAG, &psp),
 			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
-	KUNIT_EXPECT_EQ(test, dat_psp_create(ia, 65536, evd,
-					     DAT_PSP_CONSUMER_FLAG, &psp),
-			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
 	KUNIT_EXPECT_EQ(test, dat_psp_create(ia, KDAPL_SP_TEST_QUAL, evd, 7,
 					     &psp),
 			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
@@ -83,6 +80,58 @@ static void kdapl_sp_psp_test(struct kunit *test)
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp2), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
+}
+
+/*
+ * A qualifier above the ports (dapltest's limit tests use 0xAffab1e)
+ * is folded into one (kdapl_conn_qual_port()): a connection to it is
+ * made, the queries give it back whole, and another qualifier of the
+ * same port cannot listen at the same time.
+ */
+static void kdapl_sp_fold_test(struct kunit *test)
+{
+	const DAT_CONN_QUAL q = 0xAffab1eULL;
+	const DAT_CONN_QUAL twin = q + 65536 - KDAPL_CONN_QUAL_FOLD_BASE;
+	struct kdapl_test_pair p;
+	DAT_PSP_PARAM param = {};
+	DAT_EP_PARAM *epp;
+	DAT_PSP_HANDLE psp, psp2;
+
+	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(q),
+			KDAPL_CONN_QUAL_FOLD_BASE + q % (65536 - 1024));
+	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(twin),
+			kdapl_conn_qual_port(q));
+	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(65535), 65535);
+
+	kdapl_test_pair_init(test, &p, q);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(p.ia, q, p.cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_query(psp, DAT_PSP_FIELD_CONN_QUAL,
+					    &param), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, param.conn_qual, q);
+	KUNIT_EXPECT_EQ(test, dat_psp_create(p.ia, twin, p.cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp2),
+			KDAPL_ERR(DAT_CONN_QUAL_IN_USE, 0));
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+
+	KUNIT_ASSERT_EQ(test, dat_ep_create(p.ia, p.pz, NULL, NULL, p.conn,
+					    NULL, &p.cli),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(p.sia, p.spz, NULL, NULL, p.sconn,
+					    NULL, &p.srv),
+			DAT_SUCCESS);
+	kdapl_test_connect(test, &p);
+	epp = kunit_kzalloc(test, sizeof(*epp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, epp);
+	KUNIT_EXPECT_EQ(test, dat_ep_query(p.cli, DAT_EP_FIELD_REMOTE_PORT_QUAL,
+					   epp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, epp->remote_port_qual, q);
+	KUNIT_EXPECT_EQ(test, dat_ep_query(p.srv, DAT_EP_FIELD_LOCAL_PORT_QUAL,
+					   epp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, epp->local_port_qual, q);
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(p.cli, DAT_CLOSE_ABRUPT_FLAG),
+			DAT_SUCCESS);
 }
 
 static void kdapl_sp_psp_any_test(struct kunit *test)
@@ -254,6 +303,7 @@ static void kdapl_sp_abrupt_close_test(struct kunit *test)
 static struct kunit_case kdapl_sp_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_sp_psp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_psp_any_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_sp_fold_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_rsp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_cr_handle_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_abrupt_close_test, kdapl_test_adapter_gen),

@@ -55,31 +55,6 @@ queryinfo_cases() {
 	done
 }
 
-# pair IA ADDR NAME SERVER-ARGS -- CLIENT-ARGS: a server and a client of
-# one dtest tool; both must exit 0.
-pair() {
-	_ia=$1 _a=$2 _t=$3
-	shift 3
-	_sargs=
-	while [ "$1" != -- ]; do
-		_sargs="$_sargs $1"
-		shift
-	done
-	shift
-	# shellcheck disable=SC2086 # a list of options
-	timeout "$LIMIT" "$_t" -P "$_ia" -s $_sargs >/tmp/pair-s.log 2>&1 &
-	_s=$!
-	sleep 2
-	timeout "$LIMIT" "$_t" -P "$_ia" -h "$_a" "$@" >/tmp/pair-c.log 2>&1
-	_c=$?
-	# A server whose client failed may wait for it forever.
-	[ "$_c" = 0 ] || kill "$_s" 2>/dev/null
-	wait "$_s"
-	_w=$?
-	cat /tmp/pair-s.log >>/tmp/pair-c.log
-	[ "$_c" = 0 ] && [ "$_w" = 0 ]
-}
-
 # matrix COLUMN IA ADDR: every row for one provider.
 matrix() {
 	_col=$1 _ia=$2 _addr=$3
@@ -102,13 +77,13 @@ matrix() {
 			! grep -q "error occurs\|#1 fails" /tmp/limit.log
 		row "dapltest -T L -m 100 -w 1 $l" "$_col" $? /tmp/limit.log
 	done
-	pair "$_ia" "$_addr" dtestcm -c 100 -- -c 100
+	tool_pair "$_ia" "$_addr" dtestcm -c 100 -- -c 100
 	row "dtestcm -c 100" "$_col" $? /tmp/pair-c.log
-	pair "$_ia" "$_addr" dtestcm -c 100 -w -- -c 100 -w
+	tool_pair "$_ia" "$_addr" dtestcm -c 100 -w -- -c 100 -w
 	row "dtestcm -c 100 -w" "$_col" $? /tmp/pair-c.log
-	pair "$_ia" "$_addr" dtestx --
+	tool_pair "$_ia" "$_addr" dtestx --
 	row "dtestx" "$_col" $? /tmp/pair-c.log
-	pair "$_ia" "$_addr" dtestsrq --
+	tool_pair "$_ia" "$_addr" dtestsrq --
 	row "dtestsrq" "$_col" $? /tmp/pair-c.log
 }
 

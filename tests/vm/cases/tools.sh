@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # OFA's own test tools, unmodified, between processes of one VM: dtest
-# (client and server) and dapltest (a server, then transaction,
-# performance and quit clients), over udapl-shim (kdapl) on rxe0 and, on
-# the debug kernel, siw0, and on the distro kernel over OFA's provider
-# (libdaplofa) on rxe0 as the reference, in the same boot.  A run passes
+# and dtestcm (client and server) and dapltest (a server, then
+# transaction, performance, limit and quit clients), over udapl-shim
+# (kdapl) on rxe0 and, on the debug kernel, siw0, and on the distro
+# kernel over OFA's provider (libdaplofa) on rxe0 as the reference, in
+# the same boot.  A run passes
 # when every process it started exits 0 and prints what its tool prints
 # on success.  Results go to the host as block "tools-<kernel kind>", one
 # "command<TAB>column<TAB>PASS|FAIL" line each; tests/vm/tools-table.sh
@@ -28,6 +29,7 @@ DTEST_SETS='
 DAPLTEST_SETS='
 -T T -t 1 -w 1 -i 100 client SR 256 server SR 256
 -T T -t 2 -w 2 -i 50 -V client SR 1024 server RW 4096 client RR 4096 server SR 1024
+-T T -t 2 -w 40 -i 10 client SR 1024 server SR 1024 client RW 4096
 -T P -m b -i 200 RW 4096 2
 -T P -m p -i 200 RR 4096 1
 '
@@ -101,6 +103,15 @@ tools() {
 		# shellcheck disable=SC2086 # a list of options
 		dtest_run "$_ia" "$_addr" $opts
 		result "dtest $opts" "$_col" $?
+	done
+	# 100 connections on one set of EVDs, polling and waiting; the
+	# first -w run of a boot once missed ESTABLISHED events.
+	for w in -w ''; do
+		# shellcheck disable=SC2086 # no option or one
+		tool_pair "$_ia" "$_addr" dtestcm -c 100 $w -- -c 100 $w
+		_p=$?
+		[ "$_p" = 0 ] || show /tmp/pair-c.log
+		result "dtestcm -c 100${w:+ $w}" "$_col" "$_p"
 	done
 	# shellcheck disable=SC2086 # a list of options
 	timeout 600 $LB dapltest -T S -D "$_ia" $SERVER_OPTS \

@@ -220,6 +220,36 @@ tool_result() {
 	echo "# $3: $2: $_r"
 }
 
+# tool_pair IA ADDR NAME SERVER-ARGS -- CLIENT-ARGS: a server and a
+# client of one dtest tool (dtestcm, dtestx, dtestsrq), the client's
+# output then the server's in /tmp/pair-c.log; true if both exit 0.
+# LIMIT bounds each, LB may make their output line-buffered.
+tool_pair() {
+	_ia=$1 _a=$2 _t=$3
+	shift 3
+	_sargs=
+	while [ "$1" != -- ]; do
+		_sargs="$_sargs $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086 # a list of options; LB a command
+	timeout "$LIMIT" ${LB:-} "$_t" -P "$_ia" -s $_sargs \
+		>/tmp/pair-s.log 2>&1 &
+	_s=$!
+	sleep 2
+	# shellcheck disable=SC2086 # LB is a command and its option
+	timeout "$LIMIT" ${LB:-} "$_t" -P "$_ia" -h "$_a" "$@" \
+		>/tmp/pair-c.log 2>&1
+	_c=$?
+	# A server whose client failed may wait for it forever.
+	[ "$_c" = 0 ] || kill "$_s" 2>/dev/null
+	wait "$_s"
+	_w=$?
+	cat /tmp/pair-s.log >>/tmp/pair-c.log
+	[ "$_c" = 0 ] && [ "$_w" = 0 ]
+}
+
 # show LOG: the end of a failed run's output (SHOW lines, default 12).
 show() {
 	tail -n "${SHOW:-12}" "$1" | sed "s|^|#   $(basename "$1" .log): |"
