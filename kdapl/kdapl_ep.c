@@ -1477,6 +1477,11 @@ DAT_RETURN kdapl_ep_reset(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
 		goto unlock;
 	}
 	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state == DAT_EP_STATE_UNCONNECTED) {
+		/* Nothing to do: the receives posted stay. */
+		spin_unlock_irqrestore(&ep->lock, flags);
+		goto unlock;
+	}
 	if (ep->state != DAT_EP_STATE_DISCONNECTED) {
 		ret = kdapl_ep_state_error(ep->state);
 	} else if (atomic_read(&ep->recv_outstanding) ||
@@ -1505,17 +1510,18 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_reset);
  * dat_ep_reset() - bring a disconnected Endpoint back to UNCONNECTED
  * @ep_handle: the EP
  *
- * Allowed only in DAT_EP_STATE_DISCONNECTED once every DTO posted to the
- * EP has completed; the EP keeps its attributes, PZ and EVDs and can be
- * connected again.
+ * Allowed in DAT_EP_STATE_DISCONNECTED once every DTO posted to the EP
+ * has completed; the EP keeps its attributes, PZ and EVDs and can be
+ * connected again.  In DAT_EP_STATE_UNCONNECTED it does nothing, as DAT
+ * says: the receives posted there stay.
  *
  * Context: process context, may sleep.
  * Return:
  * * %DAT_SUCCESS - the EP is in DAT_EP_STATE_UNCONNECTED.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an EP
  *   (or the EP is freed meanwhile).
- * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is not
- *   disconnected; the subtype names its state.
+ * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_* - the EP is neither
+ *   disconnected nor unconnected; the subtype names its state.
  * * %DAT_INVALID_STATE | %DAT_INVALID_STATE_EP_COMPLPENDING - the EP is
  *   disconnected but DTOs are still outstanding.
  */

@@ -1664,7 +1664,11 @@ static void kdapl_ep_free_state_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_free(env->conn), DAT_SUCCESS);
 }
 
-/* dat_ep_reset(): only DISCONNECTED, and only once idle. */
+/*
+ * dat_ep_reset(): DISCONNECTED once idle goes to UNCONNECTED; in
+ * UNCONNECTED it does nothing (its receives stay posted), as DAT says;
+ * any other state is refused.
+ */
 static void kdapl_ep_reset_state_test(struct kunit *test)
 {
 	const struct kdapl_ep_xparam *x = test->param_value;
@@ -1675,6 +1679,16 @@ static void kdapl_ep_reset_state_test(struct kunit *test)
 	DAT_EP_STATE now;
 
 	kdapl_ep_set(test, ep, state);
+	if (state == DAT_EP_STATE_UNCONNECTED) {
+		atomic_inc(&e->recv_outstanding);
+		KUNIT_EXPECT_EQ(test, dat_ep_reset(ep), DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, atomic_read(&e->recv_outstanding), 1);
+		atomic_dec(&e->recv_outstanding);
+		KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &now, NULL, NULL),
+				DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, now, DAT_EP_STATE_UNCONNECTED);
+		return;
+	}
 	if (state != DAT_EP_STATE_DISCONNECTED) {
 		KUNIT_EXPECT_EQ(test, dat_ep_reset(ep),
 				kdapl_ep_state_err(x->state));
@@ -1702,10 +1716,8 @@ static void kdapl_ep_reset_state_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_get_status(ep, &now, NULL, NULL),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, now, DAT_EP_STATE_UNCONNECTED);
-	/* UNCONNECTED is not DISCONNECTED. */
-	KUNIT_EXPECT_EQ(test, dat_ep_reset(ep),
-			KDAPL_ERR(DAT_INVALID_STATE,
-				  DAT_INVALID_STATE_EP_UNCONNECTED));
+	/* Again: UNCONNECTED already, nothing to do. */
+	KUNIT_EXPECT_EQ(test, dat_ep_reset(ep), DAT_SUCCESS);
 	/* It keeps its objects. */
 	KUNIT_EXPECT_EQ(test, dat_pz_free(env->pz),
 			KDAPL_ERR(DAT_INVALID_STATE,
