@@ -33,13 +33,16 @@ DAPLTEST_SETS='
 -T P -m b -i 200 RW 4096 2
 -T P -m p -i 200 RR 4096 1
 '
-# dapltest -T L subtests run here.  limit_rsp and limit_psp use the
-# connection qualifier 0xAffab1e, above the 65535 kdapl takes (rdma_cm
-# ports; OFA's provider folds larger ones into 32001..65535); limit_rpost
-# calls dat_ep_reset() on an unconnected EP, which kdapl refuses with
-# DAT_INVALID_STATE as DAT says (OFA's provider takes it); limit_size_lmr
-# pins up to 1 GiB.
-LIMIT_TESTS='limit_ia limit_pz limit_cno limit_evd limit_ep limit_lmr'
+# dapltest -T L subtests run here, one run per line.  limit_rsp and
+# limit_psp (qualifier 0xAffab1e, which kdapl folds into a port) run on
+# their own: after the others, OFA's provider creates only 54 RSPs.
+# limit_rpost and limit_size_lmr (which pins up to 1 GiB) end with a
+# failing call by design, which this check would take for a failure:
+# make conformance runs them, and every subtest on its own.
+LIMIT_SETS='
+limit_ia limit_pz limit_cno limit_evd limit_ep limit_lmr
+limit_rsp limit_psp
+'
 OFA=1
 LIMIT=120
 SERVER_OPTS=
@@ -125,13 +128,16 @@ tools() {
 		dapltest_client "$_ia" "$_addr" $opts
 		result "dapltest $opts" "$_col" $?
 	done
-	# shellcheck disable=SC2086 # a list of subtests
-	timeout "$LIMIT" dapltest -T L -D "$_ia" -m 100 -w 1 $LIMIT_TESTS \
-		>/tmp/dapltest-l.log 2>&1 &&
-		! grep -q -i "fails\|error" /tmp/dapltest-l.log
-	_l=$?
-	[ "$_l" = 0 ] || show /tmp/dapltest-l.log
-	result "dapltest -T L -m 100 -w 1 $LIMIT_TESTS" "$_col" "$_l"
+	echo "$LIMIT_SETS" | while read -r tests; do
+		[ -n "$tests" ] || continue
+		# shellcheck disable=SC2086 # a list of subtests
+		timeout "$LIMIT" dapltest -T L -D "$_ia" -m 100 -w 1 $tests \
+			>/tmp/dapltest-l.log 2>&1 &&
+			! grep -q -i "fails\|error" /tmp/dapltest-l.log
+		_l=$?
+		[ "$_l" = 0 ] || show /tmp/dapltest-l.log
+		result "dapltest -T L -m 100 -w 1 $tests" "$_col" "$_l"
+	done
 	dapltest_client "$_ia" "$_addr" -T Q
 	_q=$?
 	# A server that did not take the quit is stopped.
