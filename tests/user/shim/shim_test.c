@@ -786,10 +786,9 @@ static int test_abrupt_close(void)
 			    DAT_HANDLE_NULL, NULL, &ep);
 	if (ret != DAT_SUCCESS)
 		return FAIL("dat_ep_create: %#x", ret);
-	/* Only a disconnected EP can be reset. */
+	/* Resetting an unconnected EP does nothing, as DAT says. */
 	ret = dat_ep_reset(ep);
-	if (ret != (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_STATE |
-				DAT_INVALID_STATE_EP_UNCONNECTED))
+	if (ret != DAT_SUCCESS)
 		return FAIL("dat_ep_reset: %#x", ret);
 	/* An abrupt close frees what the IA still has. */
 	ret = dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
