@@ -1010,10 +1010,11 @@ extern atomic_t kdapl_lmr_sge_syncs[2];
 /**
  * struct kdapl_dto_test_hooks - where KUnit cases step into the DTO code
  * @reg: when set, called before each registration batch is posted, so
- *	that a case can hold registrations back
+ *	that a case can hold registrations back, or fail them with the
+ *	negative errno it returns
  */
 struct kdapl_dto_test_hooks {
-	void (*reg)(void);
+	int (*reg)(void);
 };
 
 extern struct kdapl_dto_test_hooks kdapl_dto_test_hooks;

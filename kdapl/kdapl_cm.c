@@ -957,14 +957,17 @@ bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
 }
 
 /*
- * The peer disconnected an established connection.  Its consumer may
- * not have heard ESTABLISHED yet (kdapl_conn_rts_work() or the
- * initiator-first exchange still runs): the connection was made, so it
- * hears ESTABLISHED first, then DISCONNECTED, as when the peer
- * disconnects later.  A consumer that waits for one ESTABLISHED per
- * accepted request must not miss any.
+ * End a connection that rdma_cm reported established with @number
+ * (DISCONNECTED by the peer, or BROKEN).  Its consumer may not have
+ * heard ESTABLISHED yet (kdapl_conn_rts_work() or the initiator-first
+ * exchange still runs): the connection was made, so it hears
+ * ESTABLISHED first, then @number, as when the connection ends later.
+ * A consumer that waits for one ESTABLISHED per accepted request must
+ * not miss any.  On siw a peer's close flushes the QP before iw_cm's
+ * DISCONNECTED, so that work may fail first, with BROKEN.
  */
-static void kdapl_conn_peer_disconnected(struct kdapl_conn *conn)
+static void kdapl_conn_end_made(struct kdapl_conn *conn,
+				DAT_EVENT_NUMBER number)
 {
 	struct kdapl_ep *ep = conn->ep;
 	unsigned long flags;
@@ -972,7 +975,7 @@ static void kdapl_conn_peer_disconnected(struct kdapl_conn *conn)
 
 	spin_lock_irqsave(&ep->lock, flags);
 	kdapl_conn_up(conn);
-	ended = kdapl_conn_end_locked(conn, DAT_CONNECTION_EVENT_DISCONNECTED);
+	ended = kdapl_conn_end_locked(conn, number);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ended)
 		kdapl_conn_queue(conn, &conn->teardown_work);
@@ -993,7 +996,7 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 
 	if (kdapl_dto_qp_rts(ep) ||
 	    (!conn->passive && kdapl_conn_rtr_post(conn))) {
-		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
+		kdapl_conn_end_made(conn, DAT_CONNECTION_EVENT_BROKEN);
 	} else {
 		spin_lock_irqsave(&ep->lock, flags);
 		conn->rts_done = true;
@@ -1101,7 +1104,8 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (conn->connected)
-			kdapl_conn_peer_disconnected(conn);
+			kdapl_conn_end_made(conn,
+					    DAT_CONNECTION_EVENT_DISCONNECTED);
 		else
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		break;

@@ -685,18 +685,18 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_qp_created);
 struct kdapl_dto_test_hooks kdapl_dto_test_hooks;
 EXPORT_SYMBOL_IF_KUNIT(kdapl_dto_test_hooks);
 
-static void kdapl_dto_reg_test_hook(void)
+static int kdapl_dto_reg_test_hook(void)
 {
 	struct kdapl_dto_test_hooks hooks = {
 		.reg = READ_ONCE(kdapl_dto_test_hooks.reg),
 	};
 
-	if (hooks.reg)
-		hooks.reg();
+	return hooks.reg ? hooks.reg() : 0;
 }
 #else
-static inline void kdapl_dto_reg_test_hook(void)
+static inline int kdapl_dto_reg_test_hook(void)
 {
+	return 0;
 }
 #endif
 
@@ -719,7 +719,9 @@ static int kdapl_dto_reg_batch(struct kdapl_ep *ep, struct kdapl_lmr **lmrs,
 	/* A batch that timed out is still on the queue. */
 	if (atomic_read(&reg->pending))
 		return -EBUSY;
-	kdapl_dto_reg_test_hook();
+	err = kdapl_dto_reg_test_hook();
+	if (err)
+		return err;
 	memset(wrs, 0, sizeof(wrs));
 	for (i = 0; i < n; i++) {
 		struct kdapl_dto_reg_wr *w = &reg->wr[i];

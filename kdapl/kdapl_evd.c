@@ -1338,8 +1338,10 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_cq_reserve);
  * @cq: the CQ it returned
  * @n: what was reserved
  *
- * A further CQ that nothing reserves any more is freed: the QPs that
- * completed on it are gone.  A CQ freed with the device is ignored.
+ * A further CQ that nothing reserves any more stays until the EVD goes,
+ * for the next queues: a QP on an SRQ is not drained of its receives
+ * (ib_drain_qp()), so one may still wait there to be polled into the
+ * EVD.  A CQ freed with the device is ignored.
  *
  * Context: process context, the IA lock held.
  */
@@ -1356,11 +1358,6 @@ void kdapl_evd_cq_unreserve(struct kdapl_evd *evd, struct ib_cq *cq, u32 n)
 		if (x->cq != cq)
 			continue;
 		x->reserved -= min(n, x->reserved);
-		if (!x->reserved) {
-			list_del(&x->node);
-			ib_free_cq(x->cq);
-			kfree(x);
-		}
 		return;
 	}
 }

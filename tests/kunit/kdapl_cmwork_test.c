@@ -8,7 +8,8 @@
  * posted into that LMR reaches the device only once it is registered,
  * so a peer that sends first waits (RNR on RoCE) instead of hitting an
  * unknown key.  A peer that disconnects while that work waits leaves
- * the consumer ESTABLISHED, then DISCONNECTED.
+ * the consumer ESTABLISHED, then DISCONNECTED; a work that fails,
+ * ESTABLISHED, then BROKEN.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -34,24 +35,28 @@
  * @armed: hold the registrations of kdapl's work items
  * @held: registrations waiting now
  * @release: lets them go
+ * @err: what the registrations released return (0, or a negative errno
+ *	that fails them)
  */
 static struct cmw_hold {
 	bool armed;
 	atomic_t held;
 	struct completion release;
+	int err;
 } cmw_hold;
 
 /*
  * Hold a registration made by a work item of kdapl (the connection's
  * work after ESTABLISHED), not one of the test's own thread.
  */
-static void cmw_reg_hook(void)
+static int cmw_reg_hook(void)
 {
 	if (!READ_ONCE(cmw_hold.armed) || !(current->flags & PF_WQ_WORKER))
-		return;
+		return 0;
 	atomic_inc(&cmw_hold.held);
 	wait_for_completion_timeout(&cmw_hold.release, 30 * HZ);
 	atomic_dec(&cmw_hold.held);
+	return READ_ONCE(cmw_hold.err);
 }
 
 /**
@@ -254,6 +259,7 @@ static void cmw_connect_held(struct kunit *test, struct kdapl_test_pair *p,
 
 	init_completion(&cmw_hold.release);
 	atomic_set(&cmw_hold.held, 0);
+	WRITE_ONCE(cmw_hold.err, 0);
 	WRITE_ONCE(cmw_hold.armed, true);
 	WRITE_ONCE(kdapl_dto_test_hooks.reg, cmw_reg_hook);
 
@@ -393,6 +399,25 @@ static void cmw_slow_reg_test(struct kunit *test)
 }
 
 /*
+ * A pair on @qual, connected with cmw_connect_held() through *@psp: the
+ * server's PZ has an LMR its connection work must register.
+ */
+static void cmw_held_pair(struct kunit *test, struct kdapl_test_pair *p,
+			  DAT_CONN_QUAL qual, DAT_PSP_HANDLE *psp)
+{
+	struct sockaddr_in sin;
+	struct page *pages[2];
+	DAT_LMR_CONTEXT sctx;
+	DAT_VADDR saddr;
+
+	cmw_split_pages(test, pages);
+	kdapl_test_pair_init(test, p, qual);
+	cmw_eps(test, p, NULL, NULL);
+	cmw_split_lmr(test, p->ia, p->spz, pages, &sctx, &saddr);
+	cmw_connect_held(test, p, &sin, psp);
+}
+
+/*
  * The client disconnects while the server's connection work waits for
  * its registration: rdma_cm reported ESTABLISHED on the server, whose
  * consumer has not heard it yet.  The connection was made, so the
@@ -403,20 +428,10 @@ static void cmw_slow_reg_test(struct kunit *test)
 static void cmw_peer_disc_test(struct kunit *test)
 {
 	struct kdapl_test_pair p;
-	struct sockaddr_in sin;
-	struct page *pages[2];
-	DAT_LMR_CONTEXT sctx;
 	DAT_PSP_HANDLE psp;
-	DAT_VADDR saddr;
 	DAT_EVENT ev;
 
-	cmw_split_pages(test, pages);
-	kdapl_test_pair_init(test, &p, CMW_QUAL + 1);
-	cmw_eps(test, &p, NULL, NULL);
-	/* Registered by the server's connection work. */
-	cmw_split_lmr(test, p.ia, p.spz, pages, &sctx, &saddr);
-
-	cmw_connect_held(test, &p, &sin, &psp);
+	cmw_held_pair(test, &p, CMW_QUAL + 1, &psp);
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(p.sconn, &ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
 
@@ -445,6 +460,33 @@ static void cmw_peer_disc_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
 }
 
+/*
+ * The server's connection work fails (its registration does, as when
+ * siw flushes the QP of a connection its peer closed before iw_cm says
+ * DISCONNECTED): the connection was made, so the consumer hears
+ * ESTABLISHED, then BROKEN, never BROKEN alone.
+ */
+static void cmw_rts_fail_test(struct kunit *test)
+{
+	struct kdapl_test_pair p;
+	DAT_PSP_HANDLE psp;
+
+	cmw_held_pair(test, &p, CMW_QUAL + 2, &psp);
+	WRITE_ONCE(cmw_hold.err, -EIO);
+	complete_all(&cmw_hold.release);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_BROKEN, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.srv),
+			DAT_EP_STATE_DISCONNECTED);
+	WRITE_ONCE(cmw_hold.armed, false);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p.srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
+}
+
 static void cmw_exit(struct kunit *test)
 {
 	if (cmw_raw_live)
@@ -458,6 +500,7 @@ static void cmw_exit(struct kunit *test)
 static struct kunit_case kdapl_cmwork_test_cases[] = {
 	KUNIT_CASE_PARAM(cmw_slow_reg_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_peer_disc_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(cmw_rts_fail_test, kdapl_test_adapter_gen),
 	{}
 };
 

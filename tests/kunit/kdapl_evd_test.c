@@ -1423,7 +1423,7 @@ static void evd_resize_cq_test(struct kunit *test)
  * resize a CQ (rxe) they all share the EVD's CQ, which grows.  Where it
  * cannot (siw), a queue that does not fit goes to a further CQ that
  * completes into the same EVD, shared by the next queues that fit, and
- * freed when its last queue goes.
+ * kept for later queues when its last one goes.
  */
 static void evd_xcq_test(struct kunit *test)
 {
@@ -1467,16 +1467,18 @@ static void evd_xcq_test(struct kunit *test)
 
 	mutex_lock(&e->obj.ia->lock);
 	kdapl_evd_cq_unreserve(e, b, 100);
-	KUNIT_EXPECT_EQ(test, list_empty(&e->xcqs), !evd_test_is_siw(test));
 	kdapl_evd_cq_unreserve(e, c, 100);
-	KUNIT_EXPECT_TRUE(test, list_empty(&e->xcqs));
+	KUNIT_EXPECT_EQ(test, list_empty(&e->xcqs), !evd_test_is_siw(test));
+	/* The first CQ is full again: the further one serves, as it was. */
+	c = kdapl_evd_cq_reserve(e, 100);
+	KUNIT_EXPECT_PTR_EQ(test, c, b);
+	kdapl_evd_cq_unreserve(e, c, 100);
 	kdapl_evd_cq_unreserve(e, a, room);
 	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
 	/* More than the device's CQs hold. */
 	a = kdapl_evd_cq_reserve(e, e->obj.ia->ibdev->attrs.max_cqe + 1U);
 	mutex_unlock(&e->obj.ia->lock);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(a));
-	KUNIT_EXPECT_TRUE(test, list_empty(&e->xcqs));
 	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
