@@ -661,6 +661,17 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 	kdapl_evd_post(ep->connect_evd, &event);
 }
 
+/* The EP is CONNECTED: tell the consumer, once.  ep->lock held. */
+static void kdapl_conn_up(struct kdapl_conn *conn)
+{
+	lockdep_assert_held(&conn->ep->lock);
+	if (conn->up || conn->ended || conn->dying)
+		return;
+	conn->up = true;
+	conn->ep->state = DAT_EP_STATE_CONNECTED;
+	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+}
+
 /*
  * End the connection with event @number: the EP goes DISCONNECTED.
  * ep->lock is held.  Returns false if it had ended already.
@@ -682,7 +693,13 @@ static bool kdapl_conn_end_locked(struct kdapl_conn *conn,
 /*
  * End the connection from an rdma_cm handler, the QP event handler or
  * the timeout: post @number and tear down from a work item.  @pd is
- * private data to give with the event, or NULL.
+ * private data to give with the event, or NULL.  A connection that
+ * rdma_cm reported established was made: if its consumer has not heard
+ * ESTABLISHED yet (kdapl_conn_rts_work() or the initiator-first exchange
+ * still runs, or failed, as when siw flushes the QP of a connection its
+ * peer closed before iw_cm says DISCONNECTED), it hears it first, so
+ * that a consumer waiting for one ESTABLISHED per accepted request
+ * misses none.
  */
 static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 			    const void *pd, u8 pd_len)
@@ -696,6 +713,8 @@ static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 		conn->pd_size = pd_len;	/* u8: fits */
 		memcpy(conn->pd, pd, conn->pd_size);
 	}
+	if (conn->connected)
+		kdapl_conn_up(conn);
 	ended = kdapl_conn_end_locked(conn, number);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ended)
@@ -858,17 +877,6 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
  * done above the transport; both ends must be kdapl.
  */
 
-/* The EP is CONNECTED: tell the consumer, once.  ep->lock held. */
-static void kdapl_conn_up(struct kdapl_conn *conn)
-{
-	lockdep_assert_held(&conn->ep->lock);
-	if (conn->up || conn->ended || conn->dying)
-		return;
-	conn->up = true;
-	conn->ep->state = DAT_EP_STATE_CONNECTED;
-	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
-}
-
 /* The initiator's first message arrived.  ep->lock held. */
 static void kdapl_conn_rtr_arrived(struct kdapl_conn *conn)
 {
@@ -957,31 +965,6 @@ bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
 }
 
 /*
- * End a connection that rdma_cm reported established with @number
- * (DISCONNECTED by the peer, or BROKEN).  Its consumer may not have
- * heard ESTABLISHED yet (kdapl_conn_rts_work() or the initiator-first
- * exchange still runs): the connection was made, so it hears
- * ESTABLISHED first, then @number, as when the connection ends later.
- * A consumer that waits for one ESTABLISHED per accepted request must
- * not miss any.  On siw a peer's close flushes the QP before iw_cm's
- * DISCONNECTED, so that work may fail first, with BROKEN.
- */
-static void kdapl_conn_end_made(struct kdapl_conn *conn,
-				DAT_EVENT_NUMBER number)
-{
-	struct kdapl_ep *ep = conn->ep;
-	unsigned long flags;
-	bool ended;
-
-	spin_lock_irqsave(&ep->lock, flags);
-	kdapl_conn_up(conn);
-	ended = kdapl_conn_end_locked(conn, number);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (ended)
-		kdapl_conn_queue(conn, &conn->teardown_work);
-}
-
-/*
  * Register the LMRs of the PZ and give the device the receives held
  * back for them (kdapl_dto_qp_rts()), start the initiator-first
  * exchange, then tell the consumer: the EP is CONNECTED, on the passive
@@ -996,7 +979,7 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 
 	if (kdapl_dto_qp_rts(ep) ||
 	    (!conn->passive && kdapl_conn_rtr_post(conn))) {
-		kdapl_conn_end_made(conn, DAT_CONNECTION_EVENT_BROKEN);
+		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 	} else {
 		spin_lock_irqsave(&ep->lock, flags);
 		conn->rts_done = true;
@@ -1104,8 +1087,8 @@ static int kdapl_conn_cm_event(struct kdapl_conn *conn, struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (conn->connected)
-			kdapl_conn_end_made(conn,
-					    DAT_CONNECTION_EVENT_DISCONNECTED);
+			kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_DISCONNECTED,
+					NULL, 0);
 		else
 			fail = DAT_CONNECTION_EVENT_NON_PEER_REJECTED;
 		break;
