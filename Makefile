@@ -56,6 +56,7 @@ user:
 	$(MAKE) -C tests/user/udat-bench
 	$(MAKE) -C tests/fuzz
 	$(MAKE) -C tests/user/asuser
+	$(MAKE) -C tests/user/tcphold
 
 # The README's first steps: a kDAT consumer built out of tree against
 # this tree's Module.symvers, and a uDAPL program.

@@ -1438,6 +1438,12 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 /* Largest private data of the IA's transport (connect/accept/reject). */
 DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 
+/* kdapl_port.c: local ports of active iWARP connections. */
+struct socket;
+int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
+		    struct socket **sockp);
+void kdapl_port_release(struct socket *sock);
+
 /**
  * kdapl_sockaddr_port() - the port of an address
  * @sa: an IPv4 or IPv6 address

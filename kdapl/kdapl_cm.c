@@ -109,6 +109,8 @@
  * @conn_qual: the peer's connection qualifier (active side)
  * @param: rdma_cm connection parameters, with @param_pd
  * @param_pd: the consumer's private data for the request or the reply
+ * @port_sock: the socket that reserves the local port of an active iWARP
+ *	connection (kdapl_port.c), or NULL
  */
 struct kdapl_conn {
 	struct kdapl_cm_ctx ctx;
@@ -146,6 +148,7 @@ struct kdapl_conn {
 	DAT_CONN_QUAL conn_qual;
 	struct rdma_conn_param param;
 	u8 param_pd[U8_MAX];
+	struct socket *port_sock;
 };
 
 static u64 kdapl_cm_trace_handle(struct kdapl_ep *ep)
@@ -586,6 +589,8 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 		rdma_destroy_id(id);
 		conn->id = NULL;
 	}
+	kdapl_port_release(conn->port_sock);
+	conn->port_sock = NULL;
 	/* Its registrations are flushed by now: it returns soon. */
 	if (cancel_work_sync(&conn->rts_work))
 		kdapl_conn_put(conn);	/* never the last: the caller has one */
@@ -623,6 +628,8 @@ static void kdapl_conn_discard(struct kdapl_conn *conn)
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
+	kdapl_port_release(conn->port_sock);
+	conn->port_sock = NULL;
 	kdapl_conn_put_cqs(conn);
 	conn->torn = true;
 	kdapl_conn_put(conn);
@@ -1300,8 +1307,9 @@ static void kdapl_conn_set_remote(struct kdapl_conn *conn,
 
 /*
  * The identifier of an active connection, bound to the IA's address (the
- * connection leaves from its device), and its QP.  IA lock held; the
- * caller discards @conn on failure.
+ * connection leaves from its device) and, on iWARP, to a port no other
+ * TCP socket has (kdapl_port.c), and its QP.  IA lock held; the caller
+ * discards @conn on failure.
  */
 static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 				       struct kdapl_ia *ia)
@@ -1317,7 +1325,11 @@ static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 				 DAT_RESOURCE_MEMORY);
 	conn->id = id;
 	src = ia->addr;
-	err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (ia->adapter->transport == KDAPL_TRANSPORT_IWARP)
+		err = kdapl_port_bind(id, (struct sockaddr *)&src,
+				      &conn->port_sock);
+	else
+		err = rdma_bind_addr(id, (struct sockaddr *)&src);
 	if (err)
 		return kdapl_cm_addr_error(err);
 	if (id->device != ia->ibdev)

@@ -70,7 +70,8 @@ user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --file build/user/failmalloc.so:/usr/lib/kdapl/failmalloc.so
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl
-      --bin build/user/asuser --bin samples/udat_hello/udat_hello
+      --bin build/user/asuser --bin build/user/tcphold
+      --bin samples/udat_hello/udat_hello
       --bin /usr/bin/udevadm --file dist/60-kdapl.rules:/usr/lib/kdapl/60-kdapl.rules
       --file build/udapl-shim/libdaplkdapl.so.2:/usr/lib/kdapl/libdaplkdapl.so.2
       --bin /usr/bin/dtest --bin /usr/bin/dapltest --bin /usr/bin/dtestcm

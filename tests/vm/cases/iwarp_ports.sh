@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# iWARP connections whose local port another program holds.  rdma_cm
+# picks an active connection's port in its own port space; soft iWARP
+# then binds a kernel TCP socket to it, which fails when an unrelated
+# TCP socket has the port (iwpmd, which would map ports, does not run
+# here).  With the ephemeral range narrowed to 600 ports and 300 of them
+# held by tcphold, every connection must still be made: OFA's dtestcm
+# through udapl-shim (100 connections), then kdapl_conn_test's
+# connect/disconnect cycles for a kernel consumer.
+
+. /usr/lib/kdapl/lib.sh
+
+kernel_is_debug || skip "siw is only in the debug kernel"
+
+dat_conf /tmp/ports-dat.conf
+ulimit -l unlimited
+# shellcheck disable=SC2034 # read by tool_pair() and show()
+LIMIT=120 SHOW=20
+
+range=$(cat /proc/sys/net/ipv4/ip_local_port_range)
+echo "41000 41599" >/proc/sys/net/ipv4/ip_local_port_range ||
+	die "cannot narrow the ephemeral port range"
+tcphold 41000 41300 >/tmp/tcphold.log 2>&1 &
+holder=$!
+wait_for /tmp/tcphold.log "holding 300 ports" ||
+	die "tcphold: $(cat /tmp/tcphold.log)"
+
+kdapl_load
+rdma_add siw
+err=
+tool_pair siw0-1 10.0.3.15 dtestcm -c 100 -- -c 100 ||
+	{ show /tmp/pair-c.log; err="dtestcm -c 100 failed"; }
+
+dmesg -c >/dev/null
+insmod /kdapl/kdapl_conn_test.ko ia=siw0-1 addr=10.0.3.15 \
+	test=pingpong,cycles cycles=60 || err="$err; insmod kdapl_conn_test failed"
+rmmod kdapl_conn_test 2>/dev/null
+log=$(dmesg | sed -n 's/^.*kdapl_conn_test: //p')
+echo "$log" | sed "s/^/# /" | tail -n 8 >&2
+for t in pingpong cycles; do
+	echo "$log" | grep -qx "PASS $t" || err="$err; kdapl_conn_test: no 'PASS $t'"
+done
+
+kill "$holder"
+wait "$holder" 2>/dev/null
+echo "$range" >/proc/sys/net/ipv4/ip_local_port_range
+rdma_del siw0
+kdapl_nothing_left 10 || err="$err; objects left"
+kdapl_unload
+[ -z "$err" ] || die "${err#; }"
+exit 0
