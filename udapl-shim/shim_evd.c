@@ -95,7 +95,11 @@ static DAT_HANDLE shim_evd_handle(struct shim_evd *evd, __u64 cookie)
 	return (DAT_HANDLE)(uintptr_t)cookie;
 }
 
-/* The private data of a connection event, kept with its EP. */
+/*
+ * The private data of a connection event, kept with its EP.  An event
+ * without any still points at the EP's buffer, as OFA's provider does:
+ * dtestcm reads the private data of every connection event it waits for.
+ */
 static void shim_evd_conn_pdata(const struct kdapl_uevent *u,
 				const struct kdapl_uevent_ext *x,
 				DAT_CONNECTION_EVENT_DATA *conn)
@@ -104,12 +108,13 @@ static void shim_evd_conn_pdata(const struct kdapl_uevent *u,
 
 	conn->private_data_size = 0;
 	conn->private_data = NULL;
-	if (!x || !u->length || u->length > sizeof(ep->pdata) ||
-	    !shim_obj_get(conn->ep_handle, DAT_HANDLE_TYPE_EP))
+	if (!shim_obj_get(conn->ep_handle, DAT_HANDLE_TYPE_EP))
+		return;
+	conn->private_data = ep->pdata;
+	if (!x || !u->length || u->length > sizeof(ep->pdata))
 		return;
 	memcpy(ep->pdata, x->private_data, u->length);
 	conn->private_data_size = u->length;
-	conn->private_data = ep->pdata;
 }
 
 /*

@@ -598,8 +598,20 @@ static int test_psp_again(void)
 		/* The server's EP is reset and used again, as dapltest's. */
 		if (dat_ep_disconnect(s.ep, DAT_CLOSE_ABRUPT_FLAG) !=
 		    DAT_SUCCESS ||
-		    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
-		    dat_ep_reset(s.ep) != DAT_SUCCESS)
+		    wait_event(s.conn, DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+			return FAIL("round %d: server disconnect", round);
+		/*
+		 * No private data, yet a pointer that may be read, as OFA's
+		 * provider gives: dtestcm reads it for every event it waits
+		 * for.
+		 */
+		if (ev.event_data.connect_event_data.private_data_size ||
+		    !ev.event_data.connect_event_data.private_data)
+			return FAIL("round %d: DISCONNECTED private data %d %p",
+				    round,
+				    ev.event_data.connect_event_data.private_data_size,
+				    ev.event_data.connect_event_data.private_data);
+		if (dat_ep_reset(s.ep) != DAT_SUCCESS)
 			return FAIL("round %d: server EP reset", round);
 		if (dat_ia_close(c.ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
 			return FAIL("round %d: close", round);
