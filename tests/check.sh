@@ -42,6 +42,20 @@ run() {
 	fi
 }
 
+# results_run NAME CMD...: a run that adds its own PASS and FAIL lines to
+# the results.  One that fails without adding a FAIL line (cut short
+# before it reported) is a failure of NAME.
+results_run() {
+	local name=$1 before
+	shift
+	before=$(grep -c '^FAIL' "$results")
+	"$@" && return 0
+	[ "$(grep -c '^FAIL' "$results")" -gt "$before" ] ||
+		fail "$name (ended without reporting a failure)"
+	echo "$name failed"
+	return 1
+}
+
 summary() {
 	local p f s
 	p=$(grep -c '^PASS' "$results")
@@ -148,14 +162,14 @@ run user/dat-constants make -C tests/user/dat-constants check
 # --- The bench proves it can fail ---------------------------------------
 if [ -n "$debug_dir" ]; then
 	section "bench self-test"
-	bash tests/vm/selftest.sh --results "$results" ||
-		echo "bench self-test failed"
+	results_run "bench self-test" \
+		bash tests/vm/selftest.sh --results "$results"
 fi
 
 # --- KUnit in the debug VM ---------------------------------------------
 if [ -n "$debug_dir" ]; then
 	section "kunit"
-	bash tests/kunit/run.sh --results "$results" || echo "kunit failed"
+	results_run kunit bash tests/kunit/run.sh --results "$results"
 fi
 
 # --- Integration tests in both VMs --------------------------------------
@@ -171,27 +185,28 @@ fi
 # Distro only: the package's module, non-root use (no kernel debugging
 # needed to see who may open the device), and the README's samples
 # (built for Debian's kernel, as a reader builds them).
-tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests dkms \
-	nonroot samples ||
-	echo "distro VM tests failed"
+results_run "distro VM tests" \
+	tests/run-vm.sh --results "$results" "${dkms[@]}" distro $vm_tests \
+	dkms nonroot samples
 if [ -n "$debug_dir" ]; then
 	section "debug VM"
 	# About 17 minutes under KASAN on a 2-core machine (14 before the
 	# reliability cases): vm.sh's default limit for a whole run (600 s)
 	# would cut it short.
-	tests/run-vm.sh --results "$results" --timeout 1800 debug $vm_tests ||
-		echo "debug VM tests failed"
+	results_run "debug VM tests" \
+		tests/run-vm.sh --results "$results" --timeout 1800 debug \
+		$vm_tests
 fi
 
 # --- Two hosts ------------------------------------------------------------
 # Two VMs joined by a socket netdev: OFA's tools across them, then one
 # dies mid-transfer (rxe on the distro kernel, siw on the debug kernel).
 section "two hosts"
-tests/vm/twohost.sh --results "$results" --timeout 600 distro ||
-	echo "two-host run (distro) failed"
+results_run "two-host run (distro)" \
+	tests/vm/twohost.sh --results "$results" --timeout 600 distro
 if [ -n "$debug_dir" ]; then
-	tests/vm/twohost.sh --results "$results" --timeout 1200 debug ||
-		echo "two-host run (debug) failed"
+	results_run "two-host run (debug)" \
+		tests/vm/twohost.sh --results "$results" --timeout 1200 debug
 fi
 
 # --- OFA's tools over kdapl and over OFA's provider ----------------------
@@ -205,15 +220,15 @@ rm -f build/vm/blocks/tools-*.txt build/vm/blocks/ubench.txt
 printf 'REPS=1\nSECONDS_EACH=0.05\nSIZES=8,4096,65536\n' \
 	>build/vm/ubench-short.conf
 section "OFA's tools, distro VM"
-tests/run-vm.sh --results "$results" --mem 4096 --test-timeout 1500 \
+results_run "tools in the distro VM" \
+	tests/run-vm.sh --results "$results" --mem 4096 --test-timeout 1500 \
 	--file build/vm/ubench-short.conf:/etc/kdapl-ubench.conf \
-	--timeout 1800 distro tools ubench ||
-	echo "tools in the distro VM failed"
+	--timeout 1800 distro tools ubench
 if [ -n "$debug_dir" ]; then
 	section "OFA's tools, debug VM"
-	tests/run-vm.sh --results "$results" --mem 4096 \
-		--test-timeout 1500 --timeout 1800 debug tools ||
-		echo "tools in the debug VM failed"
+	results_run "tools in the debug VM" \
+		tests/run-vm.sh --results "$results" --mem 4096 \
+		--test-timeout 1500 --timeout 1800 debug tools
 fi
 tests/vm/tools-table.sh || fail "tools table"
 if [ -s build/vm/blocks/ubench.txt ]; then

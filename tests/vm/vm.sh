@@ -553,16 +553,18 @@ tap_con=$(tap_lines "$log")
 
 # reached_end: the guest printed its end marker.
 reached_end=0
-if clean "$log" | grep -qx 'KDAPL-VM-END' ||
-	clean "$aux" | grep -qx 'KDAPL-VM-END'; then
+if clean "$log" | grep -x 'KDAPL-VM-END' >/dev/null ||
+	clean "$aux" | grep -x 'KDAPL-VM-END' >/dev/null; then
 	reached_end=1
 fi
 
-# test_output N: the console lines of test N.
+# test_output N: the console lines of test N.  The whole log is read: a
+# reader that stopped early would kill clean with SIGPIPE, which
+# pipefail and set -e turn into the end of this script.
 test_output() {
 	clean "$log" | awk -v n="$1" '
 	$1 == "KDAPL-TEST-BEGIN" && $2 == n { on = 1; next }
-	$1 == "KDAPL-TEST-END" && $2 == n { exit }
+	$1 == "KDAPL-TEST-END" && $2 == n { on = 0; next }
 	on'
 }
 
