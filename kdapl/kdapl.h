@@ -1475,19 +1475,21 @@ static inline void kdapl_sockaddr_set_port(struct sockaddr *sa, u16 port)
 		((struct sockaddr_in *)sa)->sin_port = htons(port);
 }
 
-/* Qualifiers above the ports fold into 1024..65535; see below. */
-#define KDAPL_CONN_QUAL_FOLD_BASE	1024U
+/* Qualifiers above the ports fold into 33534..65534; see below. */
+#define KDAPL_CONN_QUAL_FOLD_MOD	32001U
+#define KDAPL_CONN_QUAL_FOLD_BASE	(U16_MAX - KDAPL_CONN_QUAL_FOLD_MOD)
 
 /**
  * kdapl_conn_qual_port() - the rdma_cm port of a connection qualifier
  * @conn_qual: a qualifier, not 0
  *
  * Qualifiers 1 to 65535 are the ports of rdma_cm's TCP port space.  A
- * larger one (DAT_CONN_QUAL has 64 bits) is folded into 1024..65535, the
- * same way on both sides of a connection: @conn_qual modulo 64512, plus
- * 1024.  Two qualifiers that fold to one port cannot both listen on an
- * IA (the second gets DAT_CONN_QUAL_IN_USE), and a connection to one of
- * them reaches whichever listens.
+ * larger one (DAT_CONN_QUAL has 64 bits) is folded into 33534..65534 as
+ * OFA's uDAPL provider folds it, so that the two meet on any qualifier:
+ * @conn_qual modulo 32001, plus 33534.  Two qualifiers that fold to one
+ * port cannot both listen on an IA (the second gets
+ * DAT_CONN_QUAL_IN_USE), and a connection to one of them reaches
+ * whichever listens.
  *
  * Context: any context.
  * Return: the port.
@@ -1496,8 +1498,7 @@ static inline u16 kdapl_conn_qual_port(DAT_CONN_QUAL conn_qual)
 {
 	if (conn_qual <= U16_MAX)
 		return conn_qual;
-	return KDAPL_CONN_QUAL_FOLD_BASE +
-	       conn_qual % (U16_MAX + 1U - KDAPL_CONN_QUAL_FOLD_BASE);
+	return KDAPL_CONN_QUAL_FOLD_BASE + conn_qual % KDAPL_CONN_QUAL_FOLD_MOD;
 }
 
 /* Called by kdapl_ep.c with the IA lock held (process context). */

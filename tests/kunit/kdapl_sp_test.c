@@ -91,14 +91,15 @@ static void kdapl_sp_psp_test(struct kunit *test)
 static void kdapl_sp_fold_test(struct kunit *test)
 {
 	const DAT_CONN_QUAL q = 0xAffab1eULL;
-	const DAT_CONN_QUAL twin = q + 65536 - KDAPL_CONN_QUAL_FOLD_BASE;
+	const DAT_CONN_QUAL twin = q + 32001;
 	struct kdapl_test_pair p;
 	DAT_PSP_PARAM param = {};
 	DAT_EP_PARAM *epp;
 	DAT_PSP_HANDLE psp, psp2;
 
-	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(q),
-			KDAPL_CONN_QUAL_FOLD_BASE + q % (65536 - 1024));
+	/* As OFA's provider: 0xAffab1e % 32001 + 33534. */
+	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(q), 43414);
+	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(65536), 65536 % 32001 + 33534);
 	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(twin),
 			kdapl_conn_qual_port(q));
 	KUNIT_EXPECT_EQ(test, kdapl_conn_qual_port(65535), 65535);
