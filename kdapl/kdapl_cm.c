@@ -762,13 +762,14 @@ static void kdapl_conn_timeout_work(struct work_struct *work)
  * @qp: the QP (of a QP event or a work completion)
  *
  * Ends the connection with BROKEN unless it has ended already (or @qp
- * is not its QP any more).  Called on the QP's fatal events and on a
- * work request that completes in error, flushes aside: a failed work
- * request leaves its QP in the error state on every transport, but not
- * every provider says so with an affiliated event (rxe in 6.1 does not,
- * see rxe_qp_error(); siw does).  The connection is broken either way,
- * as dat_lmr_free() requires of a remote access with a dead
- * rmr_context.
+ * is not its QP any more), after ESTABLISHED if rdma_cm reported the
+ * connection established and its consumer has not heard it yet.  Called
+ * on the QP's fatal events and on a work request that completes in
+ * error, flushes aside: a failed work request leaves its QP in the error
+ * state on every transport, but not every provider says so with an
+ * affiliated event (rxe in 6.1 does not, see rxe_qp_error(); siw does).
+ * The connection is broken either way, as dat_lmr_free() requires of a
+ * remote access with a dead rmr_context.
  *
  * Context: any context.
  */
@@ -782,6 +783,9 @@ void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp)
 	conn = ep->conn;
 	/* The QP of @conn exists, so the EP still holds @conn. */
 	if (conn && conn->qp == qp) {
+		/* A made connection is reported ESTABLISHED first. */
+		if (conn->connected)
+			kdapl_conn_up(conn);
 		ended = kdapl_conn_end_locked(conn,
 					      DAT_CONNECTION_EVENT_BROKEN);
 		if (ended)
@@ -793,6 +797,7 @@ void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp)
 		kdapl_conn_put(conn);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cm_qp_broken);
 
 static void kdapl_conn_qp_event(struct ib_event *event, void *context)
 {

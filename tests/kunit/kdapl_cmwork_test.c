@@ -417,6 +417,18 @@ static void cmw_held_pair(struct kunit *test, struct kdapl_test_pair *p,
 	cmw_connect_held(test, p, &sin, psp);
 }
 
+/* Let the held work go, unhook it, and free what cmw_held_pair() made. */
+static void cmw_held_pair_free(struct kunit *test, struct kdapl_test_pair *p,
+			       DAT_PSP_HANDLE psp)
+{
+	complete_all(&cmw_hold.release);
+	WRITE_ONCE(cmw_hold.armed, false);
+	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p->srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(p->cli), DAT_SUCCESS);
+}
+
 /*
  * The client disconnects while the server's connection work waits for
  * its registration: rdma_cm reported ESTABLISHED on the server, whose
@@ -461,6 +473,23 @@ static void cmw_peer_disc_test(struct kunit *test)
 }
 
 /*
+ * The server's consumer hears ESTABLISHED, then BROKEN, and its EP is
+ * DISCONNECTED; then the pair is freed.
+ */
+static void cmw_expect_made_broken(struct kunit *test,
+				   struct kdapl_test_pair *p,
+				   DAT_PSP_HANDLE psp)
+{
+	kdapl_test_expect_conn(test, p->sconn, p->srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, p->sconn, p->srv,
+			       DAT_CONNECTION_EVENT_BROKEN, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p->srv),
+			DAT_EP_STATE_DISCONNECTED);
+	cmw_held_pair_free(test, p, psp);
+}
+
+/*
  * The server's connection work fails (its registration does, as when
  * siw flushes the QP of a connection its peer closed before iw_cm says
  * DISCONNECTED): the connection was made, so the consumer hears
@@ -474,17 +503,28 @@ static void cmw_rts_fail_test(struct kunit *test)
 	cmw_held_pair(test, &p, CMW_QUAL + 2, &psp);
 	WRITE_ONCE(cmw_hold.err, -EIO);
 	complete_all(&cmw_hold.release);
-	kdapl_test_expect_conn(test, p.sconn, p.srv,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	kdapl_test_expect_conn(test, p.sconn, p.srv,
-			       DAT_CONNECTION_EVENT_BROKEN, NULL);
-	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.srv),
-			DAT_EP_STATE_DISCONNECTED);
-	WRITE_ONCE(cmw_hold.armed, false);
-	WRITE_ONCE(kdapl_dto_test_hooks.reg, NULL);
-	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(p.srv), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(p.cli), DAT_SUCCESS);
+	cmw_expect_made_broken(test, &p, psp);
+}
+
+/*
+ * A fatal event of the server's QP while its connection work waits for
+ * the registration: the connection was made, so the consumer hears
+ * ESTABLISHED, then BROKEN, never BROKEN alone.
+ */
+static void cmw_qp_fatal_test(struct kunit *test)
+{
+	struct kdapl_test_pair p;
+	DAT_PSP_HANDLE psp;
+	struct kdapl_ep *e;
+
+	cmw_held_pair(test, &p, CMW_QUAL + 3, &psp);
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, p.srv, EP,
+					DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	/* As the QP's IB_EVENT_QP_FATAL does. */
+	kdapl_cm_qp_broken(e, READ_ONCE(e->qp));
+	kdapl_object_put(&e->obj);
+	cmw_expect_made_broken(test, &p, psp);
 }
 
 static void cmw_exit(struct kunit *test)
@@ -501,6 +541,7 @@ static struct kunit_case kdapl_cmwork_test_cases[] = {
 	KUNIT_CASE_PARAM(cmw_slow_reg_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_peer_disc_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_rts_fail_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(cmw_qp_fatal_test, kdapl_test_adapter_gen),
 	{}
 };
 
