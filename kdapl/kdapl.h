@@ -1438,10 +1438,10 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 /* Largest private data of the IA's transport (connect/accept/reject). */
 DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 
-/* kdapl_port.c: local ports of active iWARP connections. */
+/* kdapl_port.c: local ports of active connections on soft iWARP. */
 struct socket;
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
-		    struct socket **sockp);
+		    struct ib_device *ibdev, struct socket **sockp);
 void kdapl_port_release(struct socket *sock);
 
 /**

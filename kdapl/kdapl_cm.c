@@ -109,8 +109,8 @@
  * @conn_qual: the peer's connection qualifier (active side)
  * @param: rdma_cm connection parameters, with @param_pd
  * @param_pd: the consumer's private data for the request or the reply
- * @port_sock: the socket that reserves the local port of an active iWARP
- *	connection (kdapl_port.c), or NULL
+ * @port_sock: the socket that reserves the local port of an active
+ *	connection on soft iWARP (kdapl_port.c), or NULL
  */
 struct kdapl_conn {
 	struct kdapl_cm_ctx ctx;
@@ -1312,8 +1312,8 @@ static void kdapl_conn_set_remote(struct kdapl_conn *conn,
 
 /*
  * The identifier of an active connection, bound to the IA's address (the
- * connection leaves from its device) and, on iWARP, to a port no other
- * TCP socket has (kdapl_port.c), and its QP.  IA lock held; the caller
+ * connection leaves from its device) and, on soft iWARP, to a port no
+ * other TCP socket has (kdapl_port.c), and its QP.  IA lock held; the caller
  * discards @conn on failure.
  */
 static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
@@ -1330,11 +1330,8 @@ static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 				 DAT_RESOURCE_MEMORY);
 	conn->id = id;
 	src = ia->addr;
-	if (ia->adapter->transport == KDAPL_TRANSPORT_IWARP)
-		err = kdapl_port_bind(id, (struct sockaddr *)&src,
-				      &conn->port_sock);
-	else
-		err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	err = kdapl_port_bind(id, (struct sockaddr *)&src, ia->ibdev,
+			      &conn->port_sock);
 	if (err)
 		return kdapl_cm_addr_error(err);
 	if (id->device != ia->ibdev)

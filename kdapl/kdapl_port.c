@@ -1,28 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kdapl_port.c - local ports of active iWARP connections
+ * kdapl_port.c - local ports of active connections on soft iWARP
  *
  * rdma_cm gives an active connection a port from its own port space,
- * which knows nothing of the host's TCP sockets.  A software iWARP
- * device (siw) then binds a kernel TCP socket to that port, and the
- * connect fails when an unrelated TCP socket holds it.  iwpmd, the
- * iWARP port mapper, avoids this by mapping ports; where it does not run,
- * kdapl reserves the port itself: a TCP socket of its own, bound with
- * SO_REUSEADDR to a port TCP chose, keeps the port from other TCP users
- * while the device's own socket (bound with SO_REUSEADDR as well) may
- * share it.  The identifier is bound to that port, and the socket is
- * released once the identifier is destroyed.
+ * which knows nothing of the host's TCP sockets.  An iWARP device that
+ * runs on the host's TCP stack without port mapping (siw, which says so
+ * with IW_F_NO_PORT_MAP) then binds a kernel TCP socket to that port,
+ * and the connect fails at once when an unrelated TCP socket holds it.
+ * On such a device kdapl reserves the port first: a TCP socket of its
+ * own, bound with SO_REUSEADDR to a port TCP chose, and the identifier
+ * bound to that port.  TCP gives the port to no socket that binds
+ * without SO_REUSEADDR or asks for any port, while the device's own
+ * socket (bound with SO_REUSEADDR as well) may share it.  The reserving
+ * socket is released once the identifier is destroyed.  Other devices
+ * bind as rdma_cm does by itself.
  *
  * Copyright (c) 2026 The kdapl authors
  */
 
 #include <linux/net.h>
 #include <net/sock.h>
+#include <rdma/iw_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "kdapl.h"
 
-/* A port rdma_cm holds for another identifier is given back: try again. */
+/* Ports TCP offers that rdma_cm has given to other identifiers. */
 #define KDAPL_PORT_TRIES	16
 
 /* A TCP socket of @src's address bound to a free port, in @bound. */
@@ -52,40 +55,72 @@ static struct socket *kdapl_port_take(const struct sockaddr *src,
 	return sock;
 }
 
+/*
+ * rdma_cm refuses a port it has given to another identifier:
+ * -EADDRINUSE, or -EADDRNOTAVAIL when that one is bound to a wildcard
+ * address.
+ */
+static bool kdapl_port_taken(int err)
+{
+	return err == -EADDRINUSE || err == -EADDRNOTAVAIL;
+}
+
+/* kdapl_port_bind() on a device that needs a reserved port. */
+static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
+				    const struct sockaddr *src,
+				    struct socket **sockp)
+{
+	struct socket *tried[KDAPL_PORT_TRIES];
+	struct sockaddr_storage addr;
+	struct socket *sock;
+	int n, err = -EADDRINUSE;
+
+	/* Refused ports stay held meanwhile, so that TCP offers others. */
+	for (n = 0; n < KDAPL_PORT_TRIES; n++) {
+		sock = kdapl_port_take(src, &addr);
+		if (IS_ERR(sock)) {
+			err = PTR_ERR(sock);
+			break;
+		}
+		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
+		if (!err) {
+			*sockp = sock;
+			break;
+		}
+		tried[n] = sock;
+		if (!kdapl_port_taken(err)) {
+			n++;
+			break;
+		}
+	}
+	while (n-- > 0)
+		sock_release(tried[n]);
+	return err;
+}
+
 /**
- * kdapl_port_bind() - bind an active iWARP identifier to a reserved port
+ * kdapl_port_bind() - bind the identifier of an active connection
  * @id: the identifier, not bound yet
  * @src: the local address; its port is ignored
- * @sockp: where the reserving socket goes
+ * @ibdev: the device the connection leaves from
+ * @sockp: where a reserving socket goes; set to NULL if none is needed
  *
- * Binds @id to @src with a port that no other TCP socket of the host
- * holds, and keeps it so with a socket of kdapl's, given back by
+ * Binds @id to @src.  On a device that runs on the host's TCP stack
+ * without port mapping, the port is one no other TCP socket of the host
+ * holds, kept so by a socket of kdapl's, given back by
  * kdapl_port_release() after @id is destroyed.
  *
  * Context: process context; may sleep.
  * Return: 0, or the negative errno of rdma_bind_addr() or of the socket.
  */
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
-		    struct socket **sockp)
+		    struct ib_device *ibdev, struct socket **sockp)
 {
-	struct sockaddr_storage addr;
-	struct socket *sock;
-	int tries, err = -EADDRINUSE;
-
-	for (tries = 0; tries < KDAPL_PORT_TRIES; tries++) {
-		sock = kdapl_port_take(src, &addr);
-		if (IS_ERR(sock))
-			return PTR_ERR(sock);
-		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
-		if (!err) {
-			*sockp = sock;
-			return 0;
-		}
-		sock_release(sock);
-		if (err != -EADDRINUSE)
-			break;
-	}
-	return err;
+	*sockp = NULL;
+	if (!rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev)) ||
+	    !(ibdev->iw_driver_flags & IW_F_NO_PORT_MAP))
+		return rdma_bind_addr(id, (struct sockaddr *)src);
+	return kdapl_port_bind_reserved(id, src, sockp);
 }
 
 /**
