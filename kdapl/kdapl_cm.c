@@ -698,15 +698,28 @@ static bool kdapl_conn_end_locked(struct kdapl_conn *conn,
 }
 
 /*
- * End the connection from an rdma_cm handler, the QP event handler or
- * the timeout: post @number and tear down from a work item.  @pd is
- * private data to give with the event, or NULL.  A connection that
- * rdma_cm reported established was made: if its consumer has not heard
- * ESTABLISHED yet (kdapl_conn_rts_work() or the initiator-first exchange
- * still runs, or failed, as when siw flushes the QP of a connection its
- * peer closed before iw_cm says DISCONNECTED), it hears it first, so
- * that a consumer waiting for one ESTABLISHED per accepted request
- * misses none.
+ * End a connection that failed or that its peer ended with @number, as
+ * kdapl_conn_end_locked().  A connection that rdma_cm reported
+ * established was made: if its consumer has not heard ESTABLISHED yet
+ * (kdapl_conn_rts_work() or the initiator-first exchange still runs, or
+ * failed, as when siw flushes the QP of a connection its peer closed
+ * before iw_cm says DISCONNECTED), it hears it first, so that a consumer
+ * waiting for one ESTABLISHED per accepted request misses none.
+ * ep->lock is held.
+ */
+static bool kdapl_conn_fail_locked(struct kdapl_conn *conn,
+				   DAT_EVENT_NUMBER number)
+{
+	if (conn->connected)
+		kdapl_conn_up(conn);
+	return kdapl_conn_end_locked(conn, number);
+}
+
+/*
+ * End the connection from an rdma_cm handler or the work after
+ * ESTABLISHED: post @number (kdapl_conn_fail_locked()) and tear down
+ * from a work item.  @pd is private data to give with the event, or
+ * NULL.
  */
 static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 			    const void *pd, u8 pd_len)
@@ -720,9 +733,7 @@ static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 		conn->pd_size = pd_len;	/* u8: fits */
 		memcpy(conn->pd, pd, conn->pd_size);
 	}
-	if (conn->connected)
-		kdapl_conn_up(conn);
-	ended = kdapl_conn_end_locked(conn, number);
+	ended = kdapl_conn_fail_locked(conn, number);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ended)
 		kdapl_conn_queue(conn, &conn->teardown_work);
@@ -783,11 +794,8 @@ void kdapl_cm_qp_broken(struct kdapl_ep *ep, struct ib_qp *qp)
 	conn = ep->conn;
 	/* The QP of @conn exists, so the EP still holds @conn. */
 	if (conn && conn->qp == qp) {
-		/* A made connection is reported ESTABLISHED first. */
-		if (conn->connected)
-			kdapl_conn_up(conn);
-		ended = kdapl_conn_end_locked(conn,
-					      DAT_CONNECTION_EVENT_BROKEN);
+		ended = kdapl_conn_fail_locked(conn,
+					       DAT_CONNECTION_EVENT_BROKEN);
 		if (ended)
 			kref_get(&conn->ref);
 	}
