@@ -65,12 +65,12 @@ int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
 {
 	struct kdapl_ioc_ep_create *a = arg;
 	DAT_EVD_HANDLE recv, req, conn;
-	struct kdapl_uobj *ia, *pz, *uobj;
-	DAT_EP_ATTR attr;
+	struct kdapl_uobj *ia, *pz, *uobj, *srq = NULL;
+	DAT_EP_ATTR attr, *pattr;
 	DAT_EP_HANDLE ep;
 	DAT_RETURN ret;
 
-	if (a->reserved || a->attr.reserved)
+	if (a->attr.reserved)
 		return -EINVAL;
 
 	*status = kdapl_uobj_find_ia_pz(ufile, a->ia_id, a->pz_id, &ia, &pz);
@@ -84,15 +84,26 @@ int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,
 	if (!ret)
 		ret = kdapl_uconn_evd(ufile, a->connect_evd_id,
 				      DAT_INVALID_HANDLE_EVD_CONN, &conn);
+	if (!ret && a->srq_id) {
+		srq = kdapl_uobj_find(ufile, a->srq_id, DAT_HANDLE_TYPE_SRQ);
+		if (!srq)
+			ret = dat_error(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_SRQ);
+	}
 	if (ret || (a->flags & ~KDAPL_EP_CREATE_ATTR)) {
 		*status = ret ? ret : dat_error(DAT_INVALID_PARAMETER,
 						DAT_INVALID_ARG6);
 		return 0;
 	}
 	kdapl_uconn_attr(&a->attr, &attr);
-	ret = kdapl_ep_create(&ufile->owner, ia->handle, pz->handle, recv, req,
-			      conn, a->flags & KDAPL_EP_CREATE_ATTR ? &attr :
-			      NULL, &ep);
+	pattr = a->flags & KDAPL_EP_CREATE_ATTR ? &attr : NULL;
+	if (srq)
+		ret = kdapl_ep_create_with_srq(&ufile->owner, ia->handle,
+					       pz->handle, recv, req, conn,
+					       srq->handle, pattr, &ep);
+	else
+		ret = kdapl_ep_create(&ufile->owner, ia->handle, pz->handle,
+				      recv, req, conn, pattr, &ep);
 	if (!ret) {
 		ret = kdapl_uobj_add(ufile, DAT_HANDLE_TYPE_EP, ep, a->cookie,
 				     ia->id, &uobj);

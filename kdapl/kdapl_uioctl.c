@@ -80,6 +80,10 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_cr_handoff cr_handoff;
 	struct kdapl_ioc_ep_dup_connect ep_dup_connect;
 	struct kdapl_ioc_evd_modify_cno evd_modify_cno;
+	struct kdapl_ioc_srq_create srq_create;
+	struct kdapl_ioc_srq_post srq_post;
+	struct kdapl_ioc_srq_query srq_query;
+	struct kdapl_ioc_srq_set srq_set;
 };
 
 /**
@@ -614,6 +618,8 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_upost_##fn, type, fl)
 #define KDAPL_UCNO(nr, fn, type, fl)					\
 	KDAPL_UIOCTL_FN(nr, kdapl_ucno_##fn, type, fl)
+#define KDAPL_USRQ(nr, fn, type)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_usrq_##fn, type, 0)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UIOCTL(HELLO, hello, kdapl_ioc_hello,
@@ -660,6 +666,12 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 		     0),
 	KDAPL_UCONN(EP_COMMON_CONNECT, ep_common_connect,
 		    kdapl_ioc_ep_connect),
+	KDAPL_USRQ(SRQ_CREATE, create, kdapl_ioc_srq_create),
+	KDAPL_USRQ(SRQ_FREE, free, kdapl_ioc_obj_free),
+	KDAPL_USRQ(SRQ_POST, post, kdapl_ioc_srq_post),
+	KDAPL_USRQ(SRQ_QUERY, query, kdapl_ioc_srq_query),
+	KDAPL_USRQ(SRQ_RESIZE, resize, kdapl_ioc_srq_set),
+	KDAPL_USRQ(SRQ_SET_LW, set_lw, kdapl_ioc_srq_set),
 };
 
 /* The command's entry, or NULL for an unknown command. */

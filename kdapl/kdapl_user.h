@@ -297,6 +297,16 @@ u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear);
 struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,
 				       struct kdapl_ucno *cno);
 
+int kdapl_usrq_create(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+int kdapl_usrq_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_usrq_post(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_usrq_query(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_usrq_resize(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+int kdapl_usrq_set_lw(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+
 int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
 		      DAT_RETURN *status);
 int kdapl_ucno_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);

@@ -173,17 +173,13 @@ static void op_evd_modify_cno(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_EVD_MODIFY_CNO, &a);
 }
 
-/* Segments of the process's LMRs, some out of range, some garbage. */
-static void op_lmr_sync(struct fz_thread *t)
+/* @n segments of the process's LMRs, some out of range, some garbage. */
+static void fz_segments(struct fz_thread *t, struct kdapl_post_sge *seg,
+			unsigned int n)
 {
-	struct kdapl_post_sge seg[8];
-	struct kdapl_ioc_lmr_sync a;
 	struct fz_lmr lmr;
-	unsigned int i, n = fz_below(t, 9);
+	unsigned int i;
 
-	FZ_ARG(a);
-	a.ia_id = fz_pick(t, FZ_IA);
-	a.flags = fz_chance(t, 95) ? fz_below(t, 2) : fz_rand(t);
 	for (i = 0; i < n; i++) {
 		if (fz_pick_lmr(t, &lmr) && fz_chance(t, 80)) {
 			seg[i].context = lmr.lmr_context;
@@ -195,6 +191,18 @@ static void op_lmr_sync(struct fz_thread *t)
 			seg[i].segment_length = fz_rand(t);
 		}
 	}
+}
+
+static void op_lmr_sync(struct fz_thread *t)
+{
+	struct kdapl_post_sge seg[8];
+	struct kdapl_ioc_lmr_sync a;
+	unsigned int n = fz_below(t, 9);
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.flags = fz_chance(t, 95) ? fz_below(t, 2) : fz_rand(t);
+	fz_segments(t, seg, n);
 	a.segments = fz_chance(t, 90) ? (__u64)(uintptr_t)seg :
 		fz_user_addr(t, n * sizeof(seg[0]));
 	a.num_segments = fz_chance(t, 95) ? n : fz_rand(t);
@@ -264,7 +272,7 @@ static void op_ep_create(struct fz_thread *t)
 		a.flags = fz_chance(t, 95) ? KDAPL_EP_CREATE_ATTR : fz_rand(t);
 		fz_ep_attr(t, &a.attr);
 	}
-	a.reserved = fz_reserved(t);
+	a.srq_id = fz_chance(t, 20) ? fz_pick(t, FZ_SRQ) : 0;
 	if (fz_ioctl(t, KDAPL_NR_EP_CREATE, &a) == DAT_SUCCESS)
 		fz_put(t->proc, FZ_EP, a.ep_id);
 }
@@ -490,6 +498,61 @@ static void op_evd_fd(struct fz_thread *t)
 		fz_poll_close(a.fd);
 }
 
+static void op_srq_create(struct fz_thread *t)
+{
+	struct kdapl_ioc_srq_create a;
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.pz_id = fz_pick(t, FZ_PZ);
+	a.max_recv_dtos = fz_num(t, 64);
+	a.max_recv_iov = fz_num(t, 8);
+	a.low_watermark = fz_num(t, 64);
+	a.reserved = fz_reserved(t);
+	a.cookie = fz_rand(t);
+	if (fz_ioctl(t, KDAPL_NR_SRQ_CREATE, &a) == DAT_SUCCESS)
+		fz_put(t->proc, FZ_SRQ, a.srq_id);
+}
+
+/* A receive into the process's LMRs, or out of them. */
+static void op_srq_post(struct fz_thread *t)
+{
+	struct kdapl_post_sge seg[4];
+	struct kdapl_ioc_srq_post a;
+	unsigned int n = fz_below(t, 5);
+
+	FZ_ARG(a);
+	a.srq_id = fz_pick(t, FZ_SRQ);
+	fz_segments(t, seg, n);
+	a.segments = fz_chance(t, 90) ? (__u64)(uintptr_t)seg :
+		fz_user_addr(t, n * sizeof(seg[0]));
+	a.num_segments = fz_chance(t, 95) ? (__s32)n : (__s32)fz_rand(t);
+	a.cookie = fz_rand(t);
+	fz_ioctl(t, KDAPL_NR_SRQ_POST, &a);
+}
+
+static void op_srq_query(struct fz_thread *t)
+{
+	struct kdapl_ioc_srq_query a;
+
+	FZ_ARG(a);
+	a.srq_id = fz_pick(t, FZ_SRQ);
+	a.reserved = fz_reserved(t);
+	fz_ioctl(t, KDAPL_NR_SRQ_QUERY, &a);
+}
+
+/* A resize or a new low watermark. */
+static void op_srq_set(struct fz_thread *t)
+{
+	struct kdapl_ioc_srq_set a;
+
+	FZ_ARG(a);
+	a.srq_id = fz_pick(t, FZ_SRQ);
+	a.value = fz_chance(t, 90) ? (__s32)fz_num(t, 128) : (__s32)fz_rand(t);
+	fz_ioctl(t, fz_chance(t, 50) ? KDAPL_NR_SRQ_RESIZE :
+		 KDAPL_NR_SRQ_SET_LW, &a);
+}
+
 #define FZ_FREE_OP(name, nr, kind)					\
 	static void op_##name(struct fz_thread *t)			\
 	{								\
@@ -505,6 +568,7 @@ FZ_FREE_OP(ep_disconnect, EP_DISCONNECT, FZ_EP)
 FZ_FREE_OP(psp_free, PSP_FREE, FZ_PSP)
 FZ_FREE_OP(rsp_free, RSP_FREE, FZ_RSP)
 FZ_FREE_OP(cno_free, CNO_FREE, FZ_CNO)
+FZ_FREE_OP(srq_free, SRQ_FREE, FZ_SRQ)
 
 const struct fz_op fz_obj_ops[] = {
 	{ "ia_open", 3, op_ia_open },
@@ -543,6 +607,11 @@ const struct fz_op fz_obj_ops[] = {
 	{ "cno_free", 1, op_cno_free },
 	{ "cno_wait", 1, op_cno_wait },
 	{ "evd_fd", 1, op_evd_fd },
+	{ "srq_create", 2, op_srq_create },
+	{ "srq_free", 1, op_srq_free },
+	{ "srq_post", 2, op_srq_post },
+	{ "srq_query", 1, op_srq_query },
+	{ "srq_set", 1, op_srq_set },
 };
 
 const unsigned int fz_nr_obj_ops = ARRAY_SIZE(fz_obj_ops);

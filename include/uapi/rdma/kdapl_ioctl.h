@@ -442,7 +442,8 @@ struct kdapl_ioc_ep_attr {
  * @cookie: put in events about the EP
  * @attr: the attributes, with KDAPL_EP_CREATE_ATTR
  * @ep_id: out: the EP
- * @reserved: zero
+ * @srq_id: the SRQ the EP takes its receives from
+ *	(dat_ep_create_with_srq()), or 0 for its own receive queue
  */
 struct kdapl_ioc_ep_create {
 	struct kdapl_ioc_head head;
@@ -455,7 +456,93 @@ struct kdapl_ioc_ep_create {
 	__u64 cookie;
 	struct kdapl_ioc_ep_attr attr;
 	__u32 ep_id;
+	__u32 srq_id;
+};
+
+/**
+ * struct kdapl_ioc_srq_create - create a Shared Receive Queue
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @pz_id: its PZ
+ * @max_recv_dtos: as DAT_SRQ_ATTR
+ * @max_recv_iov: as DAT_SRQ_ATTR
+ * @low_watermark: as DAT_SRQ_ATTR
+ * @reserved: zero
+ * @cookie: put in the asynchronous events about the SRQ
+ * @srq_id: out: the SRQ
+ * @reserved2: zero
+ */
+struct kdapl_ioc_srq_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 pz_id;
+	__s32 max_recv_dtos;
+	__s32 max_recv_iov;
+	__s32 low_watermark;
 	__u32 reserved;
+	__u64 cookie;
+	__u32 srq_id;
+	__u32 reserved2;
+};
+
+/* The most segments one KDAPL_IOC_SRQ_POST takes. */
+#define KDAPL_SRQ_POST_IOV_MAX	256
+
+/**
+ * struct kdapl_ioc_srq_post - post a receive to an SRQ
+ * @head: see struct kdapl_ioc_head
+ * @srq_id: the SRQ
+ * @num_segments: 0 to the SRQ's max_recv_iov
+ * @segments: the address of @num_segments struct kdapl_post_sge (the
+ *	layout of DAT_LMR_TRIPLET) in the process
+ * @cookie: the receive's user cookie
+ *
+ * The kernel copies the segments before it posts: the process may reuse
+ * them when the call returns.
+ */
+struct kdapl_ioc_srq_post {
+	struct kdapl_ioc_head head;
+	__u32 srq_id;
+	__s32 num_segments;
+	__u64 segments;
+	__u64 cookie;
+};
+
+/**
+ * struct kdapl_ioc_srq_query - the parameters of an SRQ
+ * @head: see struct kdapl_ioc_head
+ * @srq_id: the SRQ
+ * @state: out: DAT_SRQ_STATE
+ * @max_recv_dtos: out: as DAT_SRQ_PARAM
+ * @max_recv_iov: out: as DAT_SRQ_PARAM
+ * @low_watermark: out: as DAT_SRQ_PARAM
+ * @available_dto_count: out: as DAT_SRQ_PARAM
+ * @outstanding_dto_count: out: as DAT_SRQ_PARAM
+ * @reserved: zero
+ */
+struct kdapl_ioc_srq_query {
+	struct kdapl_ioc_head head;
+	__u32 srq_id;
+	__u32 state;
+	__s32 max_recv_dtos;
+	__s32 max_recv_iov;
+	__s32 low_watermark;
+	__s32 available_dto_count;
+	__s32 outstanding_dto_count;
+	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_srq_set - change a count of an SRQ: its size
+ *	(KDAPL_IOC_SRQ_RESIZE) or its low watermark (KDAPL_IOC_SRQ_SET_LW)
+ * @head: see struct kdapl_ioc_head
+ * @srq_id: the SRQ
+ * @value: the new max_recv_dtos or low_watermark
+ */
+struct kdapl_ioc_srq_set {
+	struct kdapl_ioc_head head;
+	__u32 srq_id;
+	__s32 value;
 };
 
 /**
@@ -906,6 +993,12 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_EP_DUP_CONNECT = 0x24,
 	KDAPL_NR_EVD_MODIFY_CNO = 0x25,
 	KDAPL_NR_EP_COMMON_CONNECT = 0x26,
+	KDAPL_NR_SRQ_CREATE = 0x27,
+	KDAPL_NR_SRQ_FREE = 0x28,
+	KDAPL_NR_SRQ_POST = 0x29,
+	KDAPL_NR_SRQ_QUERY = 0x2a,
+	KDAPL_NR_SRQ_RESIZE = 0x2b,
+	KDAPL_NR_SRQ_SET_LW = 0x2c,
 	KDAPL_NR_MAX
 };
 
@@ -955,5 +1048,11 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_EP_DUP_CONNECT	KDAPL_IOC(KDAPL_NR_EP_DUP_CONNECT)
 #define KDAPL_IOC_EVD_MODIFY_CNO	KDAPL_IOC(KDAPL_NR_EVD_MODIFY_CNO)
 #define KDAPL_IOC_EP_COMMON_CONNECT	KDAPL_IOC(KDAPL_NR_EP_COMMON_CONNECT)
+#define KDAPL_IOC_SRQ_CREATE	KDAPL_IOC(KDAPL_NR_SRQ_CREATE)
+#define KDAPL_IOC_SRQ_FREE	KDAPL_IOC(KDAPL_NR_SRQ_FREE)
+#define KDAPL_IOC_SRQ_POST	KDAPL_IOC(KDAPL_NR_SRQ_POST)
+#define KDAPL_IOC_SRQ_QUERY	KDAPL_IOC(KDAPL_NR_SRQ_QUERY)
+#define KDAPL_IOC_SRQ_RESIZE	KDAPL_IOC(KDAPL_NR_SRQ_RESIZE)
+#define KDAPL_IOC_SRQ_SET_LW	KDAPL_IOC(KDAPL_NR_SRQ_SET_LW)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

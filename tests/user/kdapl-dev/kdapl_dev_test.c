@@ -1614,6 +1614,80 @@ static void pair_close(struct pair *p)
 }
 
 /* Send, receive, RDMA Write and RDMA Read through the rings. */
+/* SRQ commands: bad ids, bad segments, other files, an SRQ in use. */
+static int srq_checks(int fd, int fd2, struct ia *ia, __u32 pz_id,
+		      __u32 srq_id)
+{
+	struct kdapl_ioc_ep_create e = { .ia_id = ia->ia_id, .pz_id = pz_id };
+	struct kdapl_ioc_srq_post sp = { .srq_id = srq_id, .num_segments = 1 };
+	struct kdapl_ioc_srq_query q = { .srq_id = srq_id };
+
+	sp.segments = 4096;	/* unmapped */
+	if (CALL(fd, SRQ_POST, sp) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("post from an unmapped address");
+	sp.num_segments = KDAPL_SRQ_POST_IOV_MAX + 1;
+	if (CALL(fd, SRQ_POST, sp) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("post of too many segments");
+	sp.num_segments = -1;
+	if (CALL(fd, SRQ_POST, sp) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("post of -1 segments");
+	if (CALL(fd2, SRQ_QUERY, q) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ))
+		return FAIL("another file's SRQ");
+	q.reserved = 1;
+	if (CALL(fd, SRQ_QUERY, q) != -EINVAL)
+		return FAIL("query with a reserved field");
+	e.srq_id = pz_id;
+	if (CALL(fd, EP_CREATE, e) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ))
+		return FAIL("an EP on a PZ's id as SRQ");
+	e.srq_id = srq_id;
+	if (CALL(fd, EP_CREATE, e) != DAT_SUCCESS)
+		return FAIL("an EP on the SRQ");
+	if (obj_free(fd, KDAPL_IOC_SRQ_FREE, srq_id) !=
+	    ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE))
+		return FAIL("free of an SRQ in use");
+	if (obj_free(fd, KDAPL_IOC_EP_FREE, e.ep_id) != DAT_SUCCESS ||
+	    obj_free(fd, KDAPL_IOC_SRQ_FREE, srq_id) != DAT_SUCCESS)
+		return FAIL("free");
+	return 0;
+}
+
+static int test_srq(void)
+{
+	struct kdapl_ioc_srq_create c = { .max_recv_dtos = 4,
+					  .max_recv_iov = 1 };
+	struct kdapl_ioc_pz_create pz = { 0 };
+	int fd = dev_open(), fd2 = dev_open();
+	struct ia ia;
+
+	if (!(fd >= 0 && fd2 >= 0 && ia_open(fd, &ia, 0) == 0))
+		return FAIL("set-up");
+	pz.ia_id = ia.ia_id;
+	if (CALL(fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return FAIL("pz");
+	c.ia_id = ia.ia_id;
+	c.pz_id = pz.pz_id;
+	c.reserved2 = 1;
+	if (CALL(fd, SRQ_CREATE, c) != -EINVAL)
+		return FAIL("create with a reserved field");
+	c.reserved2 = 0;
+	if (CALL(fd2, SRQ_CREATE, c) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA))
+		return FAIL("create on another file's IA");
+	if (CALL(fd, SRQ_CREATE, c) != DAT_SUCCESS)
+		return FAIL("create");
+	if (srq_checks(fd, fd2, &ia, pz.pz_id, c.srq_id))
+		return -1;
+	close(fd2);
+	close(fd);
+	munmap(ia.async.hdr, ia.async.size);
+	return 0;
+}
+
 static int test_post(void)
 {
 	struct kdapl_post_record *r;
@@ -1798,7 +1872,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..19\n");
+	printf("TAP version 13\n1..20\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -1818,5 +1892,6 @@ int main(int argc, char **argv)
 	tap_run("post", test_post);
 	tap_run("post_errors", test_post_errors);
 	tap_run("post_hostile", test_post_hostile);
+	tap_run("srq", test_srq);
 	return tap_done("kdapl_dev_test");
 }
