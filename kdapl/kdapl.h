@@ -465,6 +465,10 @@ void kdapl_owner_release(struct kdapl_owner *owner);
  * @closing: an abrupt close is freeing the objects
  * @adapter_entry: link in &kdapl_adapter.ias, under its ia_lock
  * @addr: IPv4 address of the port's net_device at open time, or zero
+ * @mtu: the port's active MTU in bytes at open time, as text
+ * @provider_attr: the provider-specific attributes (the MTU) that
+ *	dat_ia_query() reports; they point into the IA
+ * @num_provider_attr: entries of @provider_attr in use
  */
 struct kdapl_ia {
 	struct kdapl_object obj;
@@ -480,7 +484,13 @@ struct kdapl_ia {
 	bool closing;
 	struct list_head adapter_entry;
 	DAT_SOCK_ADDR addr;
+	char mtu[12];
+	DAT_NAMED_ATTR provider_attr[1];
+	DAT_COUNT num_provider_attr;
 };
+
+/* The provider-specific attribute of the transport's MTU (as OFA's). */
+#define KDAPL_ATTR_TRANSPORT_MTU	"DAT_IB_TRANSPORT_MTU"
 
 DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
 			 DAT_COUNT async_evd_qlen,

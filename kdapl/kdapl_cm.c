@@ -557,6 +557,14 @@ static void kdapl_conn_teardown_qp(struct kdapl_conn *conn,
  * Give the conn's verbs resources back: no handler runs any more, the
  * QP is drained, the receives still held in software are flushed, and
  * the QP, the identifier and the private CQs are destroyed.  Idempotent.
+ *
+ * The QP of an EP with an SRQ takes no receive from the SRQ once it is
+ * destroyed: a connection that ended reports it then with
+ * DAT_ASYNC_ERROR_EP_BROKEN on the IA's async EVD, the event IB calls
+ * Last WQE Reached (OFA's provider reports the device's event so, and its
+ * tools wait for it before they free the EP).  Not every device raises
+ * that event (rxe in 6.1 does not), so kdapl reports its own instead.
+ *
  * Process context, with or without the IA lock; never from a handler of
  * @conn->id.
  */
@@ -566,12 +574,15 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 	struct rdma_cm_id *id;
 	unsigned long flags;
 	struct ib_qp *qp;
+	bool last_wqe;
 
 	mutex_lock(&conn->lock);
 	if (conn->torn)
 		goto out;
 
 	spin_lock_irqsave(&ep->lock, flags);
+	/* Not when the EP is being freed or reset: that is no news. */
+	last_wqe = conn->ended && !conn->dying && conn->qp && ep->srq;
 	conn->dying = true;
 	qp = conn->qp;
 	id = conn->id;
@@ -602,6 +613,10 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 		ib_destroy_qp(qp);
 		conn->qp = NULL;
 	}
+	if (last_wqe)
+		kdapl_ia_async_event(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
+				     kdapl_object_handle(&ep->obj),
+				     DAT_EP_TRANSFER_TO_ERROR);
 	if (conn->send_cq)
 		ib_free_cq(conn->send_cq);
 	if (conn->recv_cq)

@@ -324,10 +324,23 @@ out_unlock:
 	return ret;
 }
 
-/* The IPv4 address consumers reach the adapter at, if it has one. */
+/*
+ * The IPv4 address consumers reach the adapter at, if it has one, and
+ * the port's active MTU, which consumers size messages by.  Both are
+ * taken once: the attributes point to them without a lock.
+ */
 static void kdapl_ia_set_addr(struct kdapl_ia *ia)
 {
+	struct ib_port_attr port;
+
 	kdapl_adapter_addr(ia->adapter, &ia->addr);
+	if (ib_query_port(ia->ibdev, ia->adapter->port, &port))
+		return;
+	snprintf(ia->mtu, sizeof(ia->mtu), "%d",
+		 ib_mtu_enum_to_int(port.active_mtu));
+	ia->provider_attr[0].name = KDAPL_ATTR_TRANSPORT_MTU;
+	ia->provider_attr[0].value = ia->mtu;
+	ia->num_provider_attr = 1;
 }
 
 static DAT_RETURN kdapl_ia_attach_async_evd(struct kdapl_ia *ia,
@@ -723,6 +736,8 @@ static void kdapl_ia_fill_provider(struct kdapl_ia *ia,
 	p->upcall_policy = DAT_UPCALL_MANY;
 	p->is_interrupt_safe = DAT_TRUE;
 	p->fmr_supported = DAT_FALSE;
+	p->num_provider_specific_attr = ia->num_provider_attr;
+	p->provider_specific_attr = ia->provider_attr;
 }
 
 /**

@@ -266,6 +266,20 @@ static void kdapl_uioctl_copy_ia_attr(struct kdapl_ioc_ia_query *a,
 	a->zb_supported = attr->zb_supported;
 }
 
+/* The MTU among the provider-specific attributes kDAT reports, or 0. */
+static u32 kdapl_uioctl_mtu(const DAT_PROVIDER_ATTR *prov)
+{
+	const DAT_NAMED_ATTR *attr = prov->provider_specific_attr;
+	u32 mtu;
+	int i;
+
+	for (i = 0; i < prov->num_provider_specific_attr; i++)
+		if (!strcmp(attr[i].name, KDAPL_ATTR_TRANSPORT_MTU) &&
+		    !kstrtou32(attr[i].value, 10, &mtu))
+			return mtu;
+	return 0;
+}
+
 static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
@@ -274,7 +288,7 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *uobj;
 	DAT_IA_ATTR *attr;
 
-	if (a->reserved || a->reserved2)
+	if (a->reserved)
 		return -EINVAL;
 
 	uobj = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
@@ -291,6 +305,7 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	if (*status == DAT_SUCCESS) {
 		kdapl_uioctl_copy_ia_attr(a, attr);
 		a->max_private_data_size = prov.max_private_data_size;
+		a->transport_mtu = kdapl_uioctl_mtu(&prov);
 	}
 	kfree(attr);
 	return 0;

@@ -2693,6 +2693,28 @@ out:
  */
 
 /*
+ * The ended connection of an EP with an SRQ reports, once, that the EP
+ * takes no more of the SRQ's receives (IB's Last WQE Reached); an EP
+ * without one reports nothing.
+ */
+static bool kct_last_wqe(struct kct *t, DAT_EP_HANDLE ep)
+{
+	DAT_ASYNCH_ERROR_EVENT_DATA *a;
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, t->async_evd, &ev, KCT_WAIT_MS, "Last WQE Reached",
+		      false))
+		return false;
+	a = &ev.event_data.asynch_error_event_data;
+	return KCT_CHECK(ev.event_number == DAT_ASYNC_ERROR_EP_BROKEN &&
+			 a->dat_handle == ep &&
+			 a->reason == DAT_EP_TRANSFER_TO_ERROR,
+			 "async event 0x%x reason %d", ev.event_number,
+			 a->reason) &&
+	       kct_quiet(t, t->async_evd, "async");
+}
+
+/*
  * The same with an SRQ on the server: the initiator's first message on
  * iWARP takes one of the SRQ's receives, which kdapl posts again, so the
  * consumer sees the client's real message in it and nothing else.
@@ -2731,7 +2753,8 @@ static bool kct_server_first_srq(struct kct *t, u8 *expect)
 			  KCT_COOKIE(KCT_CK_SEND, 9), 100, "client send") &&
 	     kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG) &&
 	     kct_flush_recvs(t, &t->cli) &&
-	     kct_quiet(t, t->srv.recv_evd, "server receive");
+	     kct_quiet(t, t->srv.recv_evd, "server receive") &&
+	     kct_last_wqe(t, t->srv.ep);
 	if (t->srv.ep)
 		KCT_OK(dat_ep_free(t->srv.ep));
 	t->srv.ep = DAT_HANDLE_NULL;

@@ -115,7 +115,8 @@ struct kdapl_ioc_obj_free {
  *	with the same names
  * @max_private_data_size: as DAT_PROVIDER_ATTR's: the largest private
  *	data a connection call of the IA's transport carries
- * @reserved2: zero
+ * @transport_mtu: out: the port's active MTU in bytes when the IA was
+ *	opened (the provider attribute DAT_IB_TRANSPORT_MTU), or 0
  */
 struct kdapl_ioc_ia_query {
 	struct kdapl_ioc_head head;
@@ -152,7 +153,7 @@ struct kdapl_ioc_ia_query {
 	__s32 max_rdma_read_out;
 	__u32 zb_supported;
 	__u32 max_private_data_size;
-	__u32 reserved2;
+	__u32 transport_mtu;
 };
 
 /**

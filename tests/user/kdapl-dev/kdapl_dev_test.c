@@ -233,6 +233,9 @@ static int test_ia(void)
 	if (!(q.max_eps > 0 && q.max_evd_qlen > 0))
 		return FAIL("%d %d", q.max_eps,
 			    q.max_evd_qlen);
+	/* The VMs' links have an MTU of 1500: RoCE's path MTU is 1024. */
+	if (q.transport_mtu != 1024)
+		return FAIL("transport MTU %u", q.transport_mtu);
 	q.reserved = 1;
 	ret = CALL(fd, IA_QUERY, q);
 	if (ret != -EINVAL)
