@@ -95,6 +95,10 @@ struct shim_cno {
  * @max_private_data: the largest private data of its transport
  * @max_rdma_read_iov: the device's segments per RDMA Read (1 on siw)
  * @max_rdma_write_iov: the device's segments per RDMA Write
+ * @srq_supported: the device has SRQs
+ * @mtu: the transport's MTU, as text
+ * @prov_attr: the provider-specific attributes (the MTU)
+ * @num_prov_attr: entries of @prov_attr in use
  */
 struct shim_ia {
 	struct shim_obj obj;
@@ -109,6 +113,10 @@ struct shim_ia {
 	DAT_COUNT max_private_data;
 	DAT_COUNT max_rdma_read_iov;
 	DAT_COUNT max_rdma_write_iov;
+	int srq_supported;
+	char mtu[12];
+	DAT_NAMED_ATTR prov_attr[1];
+	DAT_COUNT num_prov_attr;
 };
 
 /**
@@ -158,6 +166,7 @@ struct shim_lmr {
  * @recv_evd: see @pz
  * @request_evd: see @pz
  * @connect_evd: see @pz
+ * @srq: the SRQ it takes its receives from, or NULL
  * @local_addr: dat_ep_query()'s addresses point here
  * @remote_addr: see @local_addr
  * @pdata: the private data of the EP's last connection event
@@ -176,9 +185,20 @@ struct shim_ep {
 	DAT_EVD_HANDLE recv_evd;
 	DAT_EVD_HANDLE request_evd;
 	DAT_EVD_HANDLE connect_evd;
+	struct shim_srq *srq;
 	struct sockaddr_storage local_addr;
 	struct sockaddr_storage remote_addr;
 	unsigned char pdata[KDAPL_UEVENT_PDATA];
+};
+
+/**
+ * struct shim_srq - a Shared Receive Queue
+ * @obj: handle head
+ * @pz: its PZ, which dat_srq_query() reports
+ */
+struct shim_srq {
+	struct shim_obj obj;
+	DAT_PZ_HANDLE pz;
 };
 
 /**
@@ -262,6 +282,12 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
 			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
 			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
 			  DAT_EP_HANDLE *ep);
+DAT_RETURN shim_ep_create_with_srq(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+				   DAT_EVD_HANDLE recv_evd,
+				   DAT_EVD_HANDLE request_evd,
+				   DAT_EVD_HANDLE connect_evd,
+				   DAT_SRQ_HANDLE srq, const DAT_EP_ATTR *attr,
+				   DAT_EP_HANDLE *ep);
 DAT_RETURN shim_ep_connect(DAT_EP_HANDLE ep, DAT_IA_ADDRESS_PTR addr,
 			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
 			   DAT_COUNT private_data_size,
@@ -302,6 +328,16 @@ DAT_RETURN shim_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
 				   DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 				   const DAT_RMR_TRIPLET *remote,
 				   DAT_COMPLETION_FLAGS flags);
+
+DAT_RETURN shim_srq_create(DAT_IA_HANDLE ia, DAT_PZ_HANDLE pz,
+			   DAT_SRQ_ATTR *attr, DAT_SRQ_HANDLE *srq);
+DAT_RETURN shim_srq_free(DAT_SRQ_HANDLE srq);
+DAT_RETURN shim_srq_post_recv(DAT_SRQ_HANDLE srq, DAT_COUNT n,
+			      DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie);
+DAT_RETURN shim_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK mask,
+			  DAT_SRQ_PARAM *param);
+DAT_RETURN shim_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT max_recv_dtos);
+DAT_RETURN shim_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT low_watermark);
 
 DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,

@@ -66,21 +66,16 @@ void shim_ep_rdma_iov(const struct shim_ia *ia, struct kdapl_ioc_ep_attr *k)
 				k->max_request_iov : ia->max_rdma_write_iov;
 }
 
-DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
-			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
-			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
-			  DAT_EP_HANDLE *ep_handle)
+/* Name the PZ and EVDs of an EP to be created in @c, checking them. */
+static DAT_RETURN shim_ep_links(struct shim_ia *ia, DAT_PZ_HANDLE pz_handle,
+				DAT_EVD_HANDLE recv_evd,
+				DAT_EVD_HANDLE request_evd,
+				DAT_EVD_HANDLE connect_evd,
+				struct kdapl_ioc_ep_create *c)
 {
-	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
-							    DAT_HANDLE_TYPE_IA);
 	struct shim_obj *pz = shim_obj_get(pz_handle, DAT_HANDLE_TYPE_PZ);
-	struct kdapl_ioc_ep_create c = { 0 };
 	long recv, req, conn;
-	struct shim_ep *ep;
-	DAT_RETURN ret;
 
-	if (!ia)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (!pz || pz->ia != ia)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	recv = shim_ep_evd_id(recv_evd, ia);
@@ -93,30 +88,68 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 				DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (conn < 0)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN);
+	c->ia_id = ia->obj.id;
+	c->pz_id = pz->id;
+	c->recv_evd_id = recv;
+	c->request_evd_id = req;
+	c->connect_evd_id = conn;
+	return DAT_SUCCESS;
+}
+
+/* The attributes of @attr, as the kernel takes them, in @c. */
+static void shim_ep_create_attr(struct shim_ia *ia, const DAT_EP_ATTR *attr,
+				struct kdapl_ioc_ep_create *c)
+{
+	if (!attr)
+		return;
+	c->flags = KDAPL_EP_CREATE_ATTR;
+	shim_ep_attr(attr, &c->attr);
+	/*
+	 * As OFA's provider, which never checks them and whose tools rely
+	 * on that (dtest asks for 0 and 64 KiB, then sends and writes
+	 * more): the sizes are the IA's limits.
+	 */
+	c->attr.max_message_size = ia->max_message_size;
+	c->attr.max_rdma_size = ia->max_rdma_size;
+	shim_ep_rdma_iov(ia, &c->attr);
+}
+
+/*
+ * dat_ep_create() and, with @srq, dat_ep_create_with_srq(); @bad_out is
+ * the argument subtype of @ep_handle.
+ */
+static DAT_RETURN shim_ep_make(DAT_IA_HANDLE ia_handle,
+			       DAT_PZ_HANDLE pz_handle,
+			       DAT_EVD_HANDLE recv_evd,
+			       DAT_EVD_HANDLE request_evd,
+			       DAT_EVD_HANDLE connect_evd, struct shim_srq *srq,
+			       const DAT_EP_ATTR *attr,
+			       DAT_EP_HANDLE *ep_handle,
+			       DAT_RETURN_SUBTYPE bad_out)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct kdapl_ioc_ep_create c = { 0 };
+	struct shim_ep *ep;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	ret = shim_ep_links(ia, pz_handle, recv_evd, request_evd, connect_evd,
+			    &c);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (srq && srq->obj.ia != ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 	if (!ep_handle)
-		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+		return SHIM_ERR(DAT_INVALID_PARAMETER, bad_out);
 	ep = shim_obj_new(sizeof(*ep), DAT_HANDLE_TYPE_EP, ia);
 	if (!ep)
 		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	c.ia_id = ia->obj.id;
-	c.pz_id = pz->id;
-	c.recv_evd_id = recv;
-	c.request_evd_id = req;
-	c.connect_evd_id = conn;
 	c.cookie = (uintptr_t)ep;
-	if (attr) {
-		c.flags = KDAPL_EP_CREATE_ATTR;
-		shim_ep_attr(attr, &c.attr);
-		/*
-		 * As OFA's provider, which never checks them and whose
-		 * tools rely on that (dtest asks for 0 and 64 KiB, then
-		 * sends and writes more): the sizes are the IA's limits.
-		 */
-		c.attr.max_message_size = ia->max_message_size;
-		c.attr.max_rdma_size = ia->max_rdma_size;
-		shim_ep_rdma_iov(ia, &c.attr);
-	}
+	c.srq_id = srq ? srq->obj.id : 0;
+	shim_ep_create_attr(ia, attr, &c);
 	ret = SHIM_CALL(ia, EP_CREATE, c);
 	if (ret != DAT_SUCCESS) {
 		shim_obj_free(&ep->obj);
@@ -127,9 +160,40 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	ep->recv_evd = recv_evd;
 	ep->request_evd = request_evd;
 	ep->connect_evd = connect_evd;
+	ep->srq = srq;
 	pthread_mutex_init(&ep->lock, NULL);
 	*ep_handle = (DAT_EP_HANDLE)ep;
 	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
+			  DAT_EVD_HANDLE recv_evd, DAT_EVD_HANDLE request_evd,
+			  DAT_EVD_HANDLE connect_evd, const DAT_EP_ATTR *attr,
+			  DAT_EP_HANDLE *ep_handle)
+{
+	return shim_ep_make(ia_handle, pz_handle, recv_evd, request_evd,
+			    connect_evd, NULL, attr, ep_handle,
+			    DAT_INVALID_ARG7);
+}
+
+DAT_RETURN shim_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
+				   DAT_PZ_HANDLE pz_handle,
+				   DAT_EVD_HANDLE recv_evd,
+				   DAT_EVD_HANDLE request_evd,
+				   DAT_EVD_HANDLE connect_evd,
+				   DAT_SRQ_HANDLE srq_handle,
+				   const DAT_EP_ATTR *attr,
+				   DAT_EP_HANDLE *ep_handle)
+{
+	struct shim_obj *srq = shim_obj_get(srq_handle, DAT_HANDLE_TYPE_SRQ);
+
+	if (!shim_obj_get(ia_handle, DAT_HANDLE_TYPE_IA))
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (!srq)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	return shim_ep_make(ia_handle, pz_handle, recv_evd, request_evd,
+			    connect_evd, (struct shim_srq *)srq, attr,
+			    ep_handle, DAT_INVALID_ARG8);
 }
 
 static void shim_ep_attr_out(const struct kdapl_ioc_ep_attr *k,
@@ -267,7 +331,7 @@ DAT_RETURN shim_ep_query(DAT_EP_HANDLE handle, DAT_EP_PARAM_MASK mask,
 	param->recv_evd_handle = ep->recv_evd;
 	param->request_evd_handle = ep->request_evd;
 	param->connect_evd_handle = ep->connect_evd;
-	param->srq_handle = DAT_HANDLE_NULL;
+	param->srq_handle = (DAT_SRQ_HANDLE)ep->srq;
 	shim_ep_attr_out(&q.attr, &param->ep_attr);
 	return DAT_SUCCESS;
 }

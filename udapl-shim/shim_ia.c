@@ -51,6 +51,21 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The provider-specific attributes: the transport's MTU, under OFA's
+ * name, which OFA's tools size their messages by.  None if the kernel
+ * does not know it.
+ */
+static void shim_ia_set_mtu(struct shim_ia *ia, __u32 mtu)
+{
+	if (!mtu)
+		return;
+	snprintf(ia->mtu, sizeof(ia->mtu), "%u", mtu);
+	ia->prov_attr[0].name = "DAT_IB_TRANSPORT_MTU";
+	ia->prov_attr[0].value = ia->mtu;
+	ia->num_prov_attr = 1;
+}
+
 /* The IA's address, which events and queries point to, and its limits. */
 static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 {
@@ -64,6 +79,8 @@ static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 		ia->max_private_data = q.max_private_data_size;
 		ia->max_rdma_read_iov = q.max_iov_segments_per_rdma_read;
 		ia->max_rdma_write_iov = q.max_iov_segments_per_rdma_write;
+		ia->srq_supported = q.max_srqs > 0;
+		shim_ia_set_mtu(ia, q.transport_mtu);
 	}
 	return ret;
 }
@@ -181,7 +198,7 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->ep_creator = DAT_PSP_CREATES_EP_NEVER;
 	p->pz_support = DAT_PZ_UNIQUE;
 	p->optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
-	p->srq_supported = DAT_FALSE;
+	p->srq_supported = ia->srq_supported ? DAT_TRUE : DAT_FALSE;
 	p->lmr_sync_req = DAT_FALSE;
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
@@ -189,8 +206,8 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->rmr_scope_supported = DAT_RMR_SCOPE_EP;
 	p->is_signal_safe = DAT_FALSE;
 	p->ha_supported = DAT_FALSE;
-	p->num_provider_specific_attr = 0;
-	p->provider_specific_attr = NULL;
+	p->num_provider_specific_attr = ia->num_prov_attr;
+	p->provider_specific_attr = ia->prov_attr;
 }
 
 /* kdapl pairs no IAs for failover: no name is HA-related (as kDAT). */

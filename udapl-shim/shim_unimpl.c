@@ -51,18 +51,6 @@ DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_create_with_srq(DAT_IA_HANDLE a,
-					  DAT_PZ_HANDLE b,
-					  DAT_EVD_HANDLE c,
-					  DAT_EVD_HANDLE d,
-					  DAT_EVD_HANDLE e,
-					  DAT_SRQ_HANDLE f,
-					  const DAT_EP_ATTR *g,
-					  DAT_EP_HANDLE *h)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
 				     DAT_COUNT *b,
 				     DAT_COUNT *c)
@@ -73,46 +61,6 @@ DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
 DAT_RETURN shim_unimpl_ep_set_watermark(DAT_EP_HANDLE a,
 					DAT_COUNT b,
 					DAT_COUNT c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_create(DAT_IA_HANDLE a,
-				  DAT_PZ_HANDLE b,
-				  DAT_SRQ_ATTR *c,
-				  DAT_SRQ_HANDLE *d)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_free(DAT_SRQ_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_post_recv(DAT_SRQ_HANDLE a,
-				     DAT_COUNT b,
-				     DAT_LMR_TRIPLET *c,
-				     DAT_DTO_COOKIE d)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_query(DAT_SRQ_HANDLE a,
-				 DAT_SRQ_PARAM_MASK b,
-				 DAT_SRQ_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_resize(DAT_SRQ_HANDLE a,
-				  DAT_COUNT b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_srq_set_lw(DAT_SRQ_HANDLE a,
-				  DAT_COUNT b)
 {
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }

@@ -28,36 +28,12 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 				DAT_COMPLETION_FLAGS h,
 				DAT_RMR_CONTEXT *i);
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
-DAT_RETURN shim_unimpl_ep_create_with_srq(DAT_IA_HANDLE a,
-					  DAT_PZ_HANDLE b,
-					  DAT_EVD_HANDLE c,
-					  DAT_EVD_HANDLE d,
-					  DAT_EVD_HANDLE e,
-					  DAT_SRQ_HANDLE f,
-					  const DAT_EP_ATTR *g,
-					  DAT_EP_HANDLE *h);
 DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
 				     DAT_COUNT *b,
 				     DAT_COUNT *c);
 DAT_RETURN shim_unimpl_ep_set_watermark(DAT_EP_HANDLE a,
 					DAT_COUNT b,
 					DAT_COUNT c);
-DAT_RETURN shim_unimpl_srq_create(DAT_IA_HANDLE a,
-				  DAT_PZ_HANDLE b,
-				  DAT_SRQ_ATTR *c,
-				  DAT_SRQ_HANDLE *d);
-DAT_RETURN shim_unimpl_srq_free(DAT_SRQ_HANDLE a);
-DAT_RETURN shim_unimpl_srq_post_recv(DAT_SRQ_HANDLE a,
-				     DAT_COUNT b,
-				     DAT_LMR_TRIPLET *c,
-				     DAT_DTO_COOKIE d);
-DAT_RETURN shim_unimpl_srq_query(DAT_SRQ_HANDLE a,
-				 DAT_SRQ_PARAM_MASK b,
-				 DAT_SRQ_PARAM *c);
-DAT_RETURN shim_unimpl_srq_resize(DAT_SRQ_HANDLE a,
-				  DAT_COUNT b);
-DAT_RETURN shim_unimpl_srq_set_lw(DAT_SRQ_HANDLE a,
-				  DAT_COUNT b);
 DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
 				  DAT_COMM *b,
 				  DAT_IA_ADDRESS_PTR c,

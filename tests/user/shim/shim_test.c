@@ -721,6 +721,195 @@ static int test_dto(void)
 	return 0;
 }
 
+/* The provider's SRQ support and transport MTU, as OFA's tools read them. */
+static int srq_provider_attr(DAT_IA_HANDLE ia)
+{
+	DAT_PROVIDER_ATTR pa;
+	int i;
+
+	if (dat_ia_query(ia, NULL, 0, NULL,
+			 DAT_PROVIDER_FIELD_PROVIDER_SPECIFIC_ATTR |
+			 DAT_PROVIDER_FIELD_SRQ_SUPPORTED, &pa) != DAT_SUCCESS)
+		return FAIL("dat_ia_query");
+	if (pa.srq_supported != DAT_TRUE)
+		return FAIL("srq_supported %d", pa.srq_supported);
+	for (i = 0; i < pa.num_provider_specific_attr; i++)
+		if (!strcmp(pa.provider_specific_attr[i].name,
+			    "DAT_IB_TRANSPORT_MTU"))
+			break;
+	/* The VMs' links have an MTU of 1500: the path MTU is 1024. */
+	if (i == pa.num_provider_specific_attr ||
+	    strcmp(pa.provider_specific_attr[i].value, "1024"))
+		return FAIL("no DAT_IB_TRANSPORT_MTU of 1024");
+	return 0;
+}
+
+/* Give the server side @s an SRQ and an EP that takes receives from it. */
+static int srq_setup(struct side *s, DAT_SRQ_HANDLE *srq)
+{
+	DAT_SRQ_ATTR attr = { .max_recv_dtos = 8, .max_recv_iov = 2 };
+	DAT_EP_PARAM epp;
+	DAT_RETURN ret;
+
+	ret = dat_srq_create(s->ia, s->pz, NULL, srq);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("srq_create without attributes: %#x", ret);
+	ret = dat_srq_create(s->ia, s->pz, &attr, srq);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_srq_create: %#x", ret);
+	ret = dat_ep_create_with_srq(s->ia, s->pz, s->dto, s->dto, s->conn,
+				     s->pz, NULL, &s->ep);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ))
+		return FAIL("ep_create_with_srq, a PZ for the SRQ: %#x", ret);
+	if (dat_ep_free(s->ep) != DAT_SUCCESS ||
+	    dat_ep_create_with_srq(s->ia, s->pz, s->dto, s->dto, s->conn,
+				   *srq, NULL, &s->ep) != DAT_SUCCESS)
+		return FAIL("dat_ep_create_with_srq");
+	if (dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &epp) != DAT_SUCCESS ||
+	    epp.srq_handle != *srq)
+		return FAIL("the EP's srq_handle");
+	ret = dat_srq_free(*srq);
+	if (ret != ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE))
+		return FAIL("srq_free while an EP uses it: %#x", ret);
+	return 0;
+}
+
+/* Post receives of 2048 bytes at @buf + 2048 * i, cookies 0x5a0 + i. */
+static int srq_post(DAT_SRQ_HANDLE srq, DAT_LMR_CONTEXT lctx, char *buf,
+		    int first, int n)
+{
+	DAT_LMR_TRIPLET iov[2];
+	DAT_DTO_COOKIE ck;
+	DAT_RETURN ret;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		/* Two segments of 1024 bytes each. */
+		iov[0] = (DAT_LMR_TRIPLET){ .lmr_context = lctx,
+			.virtual_address = (uintptr_t)buf + 2048 * i,
+			.segment_length = 1024 };
+		iov[1] = iov[0];
+		iov[1].virtual_address += 1024;
+		ck.as_64 = 0x5a0 + i;
+		ret = dat_srq_post_recv(srq, 2, iov, ck);
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_srq_post_recv %d: %#x", i, ret);
+	}
+	return 0;
+}
+
+/* An SRQ with fewer receives than its new low watermark says so at once. */
+static int srq_below_lw(struct side *s, DAT_SRQ_HANDLE srq)
+{
+	DAT_ASYNCH_ERROR_EVENT_DATA *a;
+	DAT_EVENT ev;
+
+	if (wait_event(s->async, DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR, &ev))
+		return -1;
+	a = &ev.event_data.asynch_error_event_data;
+	if (a->dat_handle != srq || a->reason != DAT_SRQ_LOW_WATERMARK_EVENT)
+		return FAIL("low watermark event of %p, reason %d",
+			    a->dat_handle, a->reason);
+	return 0;
+}
+
+/*
+ * Once disconnected, the EP on the SRQ says it takes no more receives
+ * (IB's Last WQE Reached, as OFA reports it); the EP without one is quiet.
+ */
+static int srq_last_wqe(struct side *s, struct side *c)
+{
+	DAT_ASYNCH_ERROR_EVENT_DATA *a;
+	DAT_EVENT ev;
+
+	if (wait_event(s->async, DAT_ASYNC_ERROR_EP_BROKEN, &ev))
+		return -1;
+	a = &ev.event_data.asynch_error_event_data;
+	if (a->dat_handle != s->ep || a->reason != DAT_EP_TRANSFER_TO_ERROR)
+		return FAIL("EP_BROKEN of %p, reason %d", a->dat_handle,
+			    a->reason);
+	if (DAT_GET_TYPE(dat_evd_dequeue(c->async, &ev)) != DAT_QUEUE_EMPTY)
+		return FAIL("async event %#x without an SRQ", ev.event_number);
+	return 0;
+}
+
+static int test_srq(void)
+{
+	char *sbuf = aligned_alloc(4096, BUF), *cbuf = aligned_alloc(4096, BUF);
+	DAT_LMR_CONTEXT sl, cl;
+	DAT_RMR_CONTEXT sr, cr;
+	DAT_LMR_HANDLE slmr, clmr;
+	DAT_LMR_TRIPLET iov;
+	DAT_SRQ_HANDLE srq;
+	DAT_SRQ_PARAM p;
+	DAT_DTO_COOKIE ck = { .as_64 = 0xc5 };
+	DAT_PSP_HANDLE psp;
+	DAT_RETURN ret;
+	struct side s, c;
+	int i;
+
+	if (!sbuf || !cbuf)
+		return FAIL("buffers");
+	memset(sbuf, 0, BUF);
+	for (i = 0; i < BUF; i++)
+		cbuf[i] = (char)(i * 7 + 3);
+	if (side_open_dto(&s, 64) || side_open_dto(&c, 64) ||
+	    srq_provider_attr(s.ia) || srq_setup(&s, &srq) ||
+	    make_lmr(&s, sbuf, BUF, &slmr, &sl, &sr) ||
+	    make_lmr(&c, cbuf, BUF, &clmr, &cl, &cr) ||
+	    srq_post(srq, sl, sbuf, 0, 3))
+		return -1;
+	ret = dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p);
+	if (ret != DAT_SUCCESS || p.max_recv_dtos < 8 || p.max_recv_iov < 2 ||
+	    p.available_dto_count != 3 || p.pz_handle != s.pz ||
+	    p.srq_state != DAT_SRQ_STATE_OPERATIONAL)
+		return FAIL("dat_srq_query: %#x, %d receives", ret,
+			    p.available_dto_count);
+	iov = (DAT_LMR_TRIPLET){ .lmr_context = sl ^ 0x5a5a00,
+				 .virtual_address = (uintptr_t)sbuf,
+				 .segment_length = 16 };
+	ret = dat_srq_post_recv(srq, 1, &iov, ck);
+	if (DAT_GET_TYPE(ret) != DAT_PROTECTION_VIOLATION)
+		return FAIL("srq_post_recv, bad lmr_context: %#x", ret);
+	ret = dat_srq_post_recv(srq, 3, &iov, ck);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("srq_post_recv, 3 segments of 2: %#x", ret);
+	if (pair_link(&s, &c, 5959, &psp))
+		return -1;
+	/* Three sends land in the SRQ's receives, in order. */
+	for (i = 0; i < 3; i++) {
+		iov = (DAT_LMR_TRIPLET){ .lmr_context = cl,
+			.virtual_address = (uintptr_t)cbuf + 2048 * i,
+			.segment_length = 1500 + i };
+		ck.as_64 = 0xc50 + i;
+		if (dat_ep_post_send(c.ep, 1, &iov, ck,
+				     DAT_COMPLETION_DEFAULT_FLAG) !=
+		    DAT_SUCCESS || dto_done(&c, 0xc50 + i, DAT_DTO_SEND,
+					    1500 + i) ||
+		    dto_done(&s, 0x5a0 + i, DAT_DTO_RECEIVE, 1500 + i))
+			return FAIL("send %d", i);
+		if (memcmp(sbuf + 2048 * i, cbuf + 2048 * i, 1500 + i))
+			return FAIL("received data %d differs", i);
+	}
+	ret = dat_srq_resize(srq, 16);
+	if (ret != DAT_SUCCESS ||
+	    dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &p) != DAT_SUCCESS ||
+	    p.max_recv_dtos < 16 || p.available_dto_count != 0)
+		return FAIL("dat_srq_resize: %#x, %d", ret, p.max_recv_dtos);
+	ret = dat_srq_set_lw(srq, 2);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_srq_set_lw: %#x", ret);
+	if (srq_below_lw(&s, srq))
+		return -1;
+	if (pair_disconnect(&s, &c, c.ep) || srq_last_wqe(&s, &c))
+		return -1;
+	if (pair_close(&s, &c))
+		return -1;
+	free(sbuf);
+	free(cbuf);
+	return 0;
+}
+
 static int test_ep_modify(void)
 {
 	DAT_EVD_HANDLE dto2;
@@ -1293,7 +1482,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..21\n");
+	printf("TAP version 13\n1..22\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -1315,5 +1504,6 @@ int main(int argc, char **argv)
 	tap_run("evd_mixed", test_evd_mixed);
 	tap_run("common_connect", test_common_connect);
 	tap_run("ha_related", test_ha_related);
+	tap_run("srq", test_srq);
 	return tap_done("shim_test");
 }

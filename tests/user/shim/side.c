@@ -72,14 +72,12 @@ int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number, DAT_EVENT *ev)
 	return 0;
 }
 
-/* Connect two sides with DTO EVDs through a PSP of @qual. */
-int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
-		 DAT_PSP_HANDLE *psp)
+/* Connect the EPs of two open sides through a PSP of @qual. */
+int pair_link(struct side *s, struct side *c, DAT_CONN_QUAL qual,
+	      DAT_PSP_HANDLE *psp)
 {
 	DAT_EVENT ev;
 
-	if (side_open_dto(s, 64) || side_open_dto(c, 64))
-		return -1;
 	if (dat_psp_create(s->ia, qual, s->cr, DAT_PSP_CONSUMER_FLAG, psp) !=
 	    DAT_SUCCESS ||
 	    dat_ep_connect(c->ep, s->addr, qual, 5000000, 0, NULL,
@@ -95,6 +93,15 @@ int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
 	    wait_event(s->conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
 		return -1;
 	return 0;
+}
+
+/* Connect two sides with DTO EVDs through a PSP of @qual. */
+int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
+		 DAT_PSP_HANDLE *psp)
+{
+	if (side_open_dto(s, 64) || side_open_dto(c, 64))
+		return -1;
+	return pair_link(s, c, qual, psp);
 }
 
 /*

@@ -28,6 +28,8 @@ int open_ia(DAT_IA_HANDLE *ia, DAT_EVD_HANDLE *async);
 int side_open_dto(struct side *sd, DAT_COUNT dto_qlen);
 int side_open(struct side *sd);
 int wait_event(DAT_EVD_HANDLE evd, DAT_EVENT_NUMBER number, DAT_EVENT *ev);
+int pair_link(struct side *s, struct side *c, DAT_CONN_QUAL qual,
+	      DAT_PSP_HANDLE *psp);
 int pair_connect(struct side *s, struct side *c, DAT_CONN_QUAL qual,
 		 DAT_PSP_HANDLE *psp);
 int pair_disconnect(struct side *s, struct side *c, DAT_EP_HANDLE ep);
