@@ -670,14 +670,15 @@ void kdapl_srq_forget_lmr(struct kdapl_srq *srq, const struct kdapl_lmr *lmr)
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (!found)
 		return;
+	/* The cause first, then each EP's Last WQE Reached (kdapl_cm.c). */
+	kdapl_ia_async_event(srq->obj.ia, KDAPL_SRQ_ASYNC_EVENT,
+			     kdapl_object_handle(&srq->obj),
+			     DAT_SRQ_TRANSFER_TO_ERROR);
 	list_for_each_entry(obj, &srq->obj.ia->objects, ia_entry)
 		if (obj->type == DAT_HANDLE_TYPE_EP &&
 		    container_of(obj, struct kdapl_ep, obj)->srq == srq)
 			kdapl_cm_ep_break(container_of(obj, struct kdapl_ep,
 						       obj));
-	kdapl_ia_async_event(srq->obj.ia, KDAPL_SRQ_ASYNC_EVENT,
-			     kdapl_object_handle(&srq->obj),
-			     DAT_SRQ_TRANSFER_TO_ERROR);
 }
 
 /**

@@ -380,6 +380,16 @@ static void reach_free_srq_test(struct kunit *test)
 	reach_event(&env, env.async, &ev);
 	KUNIT_EXPECT_EQ(test, ev.event_number,
 			DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
+	KUNIT_EXPECT_EQ(test, ev.event_data.asynch_error_event_data.reason,
+			DAT_SRQ_TRANSFER_TO_ERROR);
+	/* Then the broken EP takes no more of the SRQ's receives. */
+	reach_event(&env, env.async, &ev);
+	KUNIT_EXPECT_EQ(test, ev.event_number, DAT_ASYNC_ERROR_EP_BROKEN);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    ev.event_data.asynch_error_event_data.dat_handle,
+			    (DAT_HANDLE)env.p.srv);
+	KUNIT_EXPECT_EQ(test, ev.event_data.asynch_error_event_data.reason,
+			DAT_EP_TRANSFER_TO_ERROR);
 	KUNIT_EXPECT_EQ(test, dat_srq_query(srq, DAT_SRQ_FIELD_ALL, &sp),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, sp.srq_state, DAT_SRQ_STATE_ERROR);
