@@ -250,6 +250,53 @@ tool_pair() {
 	[ "$_c" = 0 ] && [ "$_w" = 0 ]
 }
 
+# conn_trace_start: record kdapl's connection tracepoints (kdapl_cm_event,
+# kdapl_conn_event) from now on, if tracefs can; conn_trace_report
+# prints, after a failed run, what they say went wrong: the counts of
+# each event, and the EPs whose connection events were not exactly
+# ESTABLISHED then DISCONNECTED, with every event of theirs.
+conn_trace_start() {
+	_tr=/sys/kernel/tracing
+	[ -d $_tr/events ] || mount -t tracefs nodev $_tr 2>/dev/null
+	[ -w $_tr/events/kdapl/kdapl_conn_event/enable ] || return 0
+	echo 8192 >$_tr/buffer_size_kb
+	: >$_tr/trace
+	echo 1 >$_tr/events/kdapl/kdapl_conn_event/enable
+	echo 1 >$_tr/events/kdapl/kdapl_cm_event/enable
+}
+
+conn_trace_stop() {
+	_tr=/sys/kernel/tracing
+	[ -w $_tr/events/kdapl/kdapl_conn_event/enable ] || return 0
+	echo 0 >$_tr/events/kdapl/kdapl_conn_event/enable
+	echo 0 >$_tr/events/kdapl/kdapl_cm_event/enable
+}
+
+conn_trace_report() {
+	_tr=/sys/kernel/tracing
+	[ -r $_tr/trace ] || return 0
+	awk '
+	/kdapl_conn_event:/ { match($0, /event=0x[0-9a-f]+/)
+		n[substr($0, RSTART, RLENGTH)]++ }
+	/kdapl_cm_event:/ { match($0, /cm_event=[0-9]+ status=-?[0-9]+/)
+		n[substr($0, RSTART, RLENGTH)]++ }
+	/kdapl_(conn|cm)_event:/ {
+		match($0, /(ep|handle)=0x[0-9a-f]+/)
+		h = substr($0, RSTART, RLENGTH); sub(/.*=/, "", h)
+		e = $0; sub(/.*kdapl_/, "", e)
+		seq[h] = seq[h] " | " e
+		if (e ~ /^conn_event/) {
+			match(e, /event=0x[0-9a-f]+/)
+			conn[h] = conn[h] " " substr(e, RSTART + 6, RLENGTH - 6)
+		}
+	}
+	END {
+		for (k in n) printf "#   trace: %d %s\n", n[k], k
+		for (h in seq) if (conn[h] != " 0x4001 0x4005" && shown++ < 10)
+			printf "#   trace: EP %s:%s\n", h, seq[h]
+	}' $_tr/trace
+}
+
 # show LOG: the end of a failed run's output (SHOW lines, default 12).
 show() {
 	tail -n "${SHOW:-12}" "$1" | sed "s|^|#   $(basename "$1" .log): |"
