@@ -1165,6 +1165,14 @@ DAT_RETURN kdapl_ep_query(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 			  DAT_EP_PARAM_MASK mask, DAT_EP_PARAM *param);
 DAT_RETURN kdapl_ep_modify(struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 			   DAT_EP_PARAM_MASK mask, const DAT_EP_PARAM *param);
+DAT_RETURN kdapl_ep_recv_query(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       DAT_COUNT *nbufs_allocated,
+			       DAT_COUNT *bufs_alloc_span);
+DAT_RETURN kdapl_ep_set_watermark(struct kdapl_owner *owner,
+				  DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT soft_high_watermark,
+				  DAT_COUNT hard_high_watermark);
 DAT_RETURN kdapl_ep_get_status(struct kdapl_owner *owner,
 			       DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
 			       DAT_BOOLEAN *recv_idle,

@@ -1448,6 +1448,146 @@ DAT_RETURN dat_ep_get_status(DAT_EP_HANDLE ep_handle, DAT_EP_STATE *ep_state,
 }
 EXPORT_SYMBOL_GPL(dat_ep_get_status);
 
+/* Is @ep_handle an EP of @owner?  DAT_SUCCESS or DAT_INVALID_HANDLE. */
+static DAT_RETURN kdapl_ep_check(struct kdapl_owner *owner,
+				 DAT_EP_HANDLE ep_handle)
+{
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, &ep);
+	if (!ret)
+		kdapl_object_put(&ep->obj);
+	return ret;
+}
+
+/**
+ * kdapl_ep_recv_query() - dat_ep_recv_query() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_recv_query()
+ * @nbufs_allocated: as for dat_ep_recv_query()
+ * @bufs_alloc_span: as for dat_ep_recv_query()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_recv_query().
+ * Return: as dat_ep_recv_query().
+ */
+DAT_RETURN kdapl_ep_recv_query(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       DAT_COUNT *nbufs_allocated,
+			       DAT_COUNT *bufs_alloc_span)
+{
+	DAT_RETURN ret = kdapl_ep_check(owner, ep_handle);
+
+	if (ret)
+		return ret;
+	if (!nbufs_allocated)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!bufs_alloc_span)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_recv_query);
+
+/**
+ * dat_ep_recv_query() - receive buffers held at an Endpoint
+ * @ep_handle: the EP
+ * @nbufs_allocated: where to store the receives the EP holds
+ * @bufs_alloc_span: where to store the bytes they span
+ *
+ * kdapl does not follow the bytes of the receives an EP holds, and an EP
+ * with an SRQ holds at most the receive its device is filling: the
+ * provider attribute ep_recv_info_supported is 0, and the query is not
+ * supported.  dat_ep_get_status() says whether any receive is held.
+ *
+ * Context: any context.
+ * Return:
+ * * %DAT_MODEL_NOT_SUPPORTED - for every EP.
+ * * %DAT_INVALID_HANDLE - bad handle (%DAT_INVALID_HANDLE_EP).
+ * * %DAT_INVALID_PARAMETER - @nbufs_allocated (%DAT_INVALID_ARG2) or
+ *   @bufs_alloc_span (%DAT_INVALID_ARG3) is NULL.
+ */
+DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle,
+			     DAT_COUNT *nbufs_allocated,
+			     DAT_COUNT *bufs_alloc_span)
+{
+	return kdapl_ep_recv_query(&kdapl_kernel_owner, ep_handle,
+				   nbufs_allocated, bufs_alloc_span);
+}
+EXPORT_SYMBOL_GPL(dat_ep_recv_query);
+
+/* A high watermark: DAT_WATERMARK_INFINITE (none) or a count. */
+static bool kdapl_ep_watermark_ok(DAT_COUNT wm)
+{
+	return wm == DAT_WATERMARK_INFINITE || wm >= 0;
+}
+
+/**
+ * kdapl_ep_set_watermark() - dat_ep_set_watermark() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ep_set_watermark()
+ * @soft_high_watermark: as for dat_ep_set_watermark()
+ * @hard_high_watermark: as for dat_ep_set_watermark()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_ep_set_watermark().
+ * Return: as dat_ep_set_watermark().
+ */
+DAT_RETURN kdapl_ep_set_watermark(struct kdapl_owner *owner,
+				  DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT soft_high_watermark,
+				  DAT_COUNT hard_high_watermark)
+{
+	DAT_RETURN ret = kdapl_ep_check(owner, ep_handle);
+
+	if (ret)
+		return ret;
+	if (!kdapl_ep_watermark_ok(soft_high_watermark))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!kdapl_ep_watermark_ok(hard_high_watermark))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (soft_high_watermark != DAT_WATERMARK_INFINITE ||
+	    hard_high_watermark != DAT_WATERMARK_INFINITE)
+		return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_set_watermark);
+
+/**
+ * dat_ep_set_watermark() - arm the high watermarks of an Endpoint
+ * @ep_handle: the EP
+ * @soft_high_watermark: receives held at the EP above which the IA's
+ *	async EVD is told, or DAT_WATERMARK_INFINITE for none
+ * @hard_high_watermark: receives held above which the connection
+ *	breaks, or DAT_WATERMARK_INFINITE for none
+ *
+ * An EP holds at most the receive its device is filling (kdapl's SRQs
+ * give a QP its receives one message at a time), so kdapl offers no
+ * high watermarks: the provider attribute srq_watermarks_supported
+ * counts the SRQ's low watermark only.  Disarming both is accepted.
+ *
+ * Context: any context.
+ * Return:
+ * * %DAT_SUCCESS - both watermarks are DAT_WATERMARK_INFINITE.
+ * * %DAT_MODEL_NOT_SUPPORTED - a finite watermark.
+ * * %DAT_INVALID_HANDLE - bad handle (%DAT_INVALID_HANDLE_EP).
+ * * %DAT_INVALID_PARAMETER - a negative watermark other than
+ *   DAT_WATERMARK_INFINITE (%DAT_INVALID_ARG2, %DAT_INVALID_ARG3).
+ */
+DAT_RETURN dat_ep_set_watermark(DAT_EP_HANDLE ep_handle,
+				DAT_COUNT soft_high_watermark,
+				DAT_COUNT hard_high_watermark)
+{
+	return kdapl_ep_set_watermark(&kdapl_kernel_owner, ep_handle,
+				      soft_high_watermark,
+				      hard_high_watermark);
+}
+EXPORT_SYMBOL_GPL(dat_ep_set_watermark);
+
 /**
  * kdapl_ep_reset() - dat_ep_reset() for an owner
  * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the

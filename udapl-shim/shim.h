@@ -339,6 +339,11 @@ DAT_RETURN shim_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK mask,
 DAT_RETURN shim_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT max_recv_dtos);
 DAT_RETURN shim_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT low_watermark);
 
+DAT_RETURN shim_ep_recv_query(DAT_EP_HANDLE ep, DAT_COUNT *nbufs,
+			      DAT_COUNT *span);
+DAT_RETURN shim_ep_set_watermark(DAT_EP_HANDLE ep, DAT_COUNT soft,
+				 DAT_COUNT hard);
+
 DAT_RETURN shim_psp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 			   DAT_EVD_HANDLE evd, DAT_PSP_FLAGS flags,
 			   DAT_PSP_HANDLE *psp);

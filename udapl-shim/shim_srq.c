@@ -127,3 +127,36 @@ DAT_RETURN shim_srq_set_lw(DAT_SRQ_HANDLE handle, DAT_COUNT low_watermark)
 {
 	return shim_srq_set(handle, KDAPL_IOC_SRQ_SET_LW, low_watermark);
 }
+
+/*
+ * What kDAT answers (dat_ep_recv_query() and dat_ep_set_watermark() in
+ * kdapl_ep.c): an EP holds at most the receive its device is filling, so
+ * kdapl neither reports receives held nor arms high watermarks; DAT lets
+ * a provider say DAT_MODEL_NOT_SUPPORTED.  Disarming both watermarks is
+ * accepted.  No system call: the answer depends on the arguments alone.
+ */
+DAT_RETURN shim_ep_recv_query(DAT_EP_HANDLE handle, DAT_COUNT *nbufs,
+			      DAT_COUNT *span)
+{
+	if (!shim_obj_get(handle, DAT_HANDLE_TYPE_EP))
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!nbufs)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!span)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return SHIM_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+}
+
+DAT_RETURN shim_ep_set_watermark(DAT_EP_HANDLE handle, DAT_COUNT soft,
+				 DAT_COUNT hard)
+{
+	if (!shim_obj_get(handle, DAT_HANDLE_TYPE_EP))
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (soft != DAT_WATERMARK_INFINITE && soft < 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (hard != DAT_WATERMARK_INFINITE && hard < 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (soft != DAT_WATERMARK_INFINITE || hard != DAT_WATERMARK_INFINITE)
+		return SHIM_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}

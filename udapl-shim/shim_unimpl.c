@@ -51,20 +51,6 @@ DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a)
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
-				     DAT_COUNT *b,
-				     DAT_COUNT *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_ep_set_watermark(DAT_EP_HANDLE a,
-					DAT_COUNT b,
-					DAT_COUNT c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
 				  DAT_COMM *b,
 				  DAT_IA_ADDRESS_PTR c,

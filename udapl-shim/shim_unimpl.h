@@ -28,12 +28,6 @@ DAT_RETURN shim_unimpl_rmr_bind(DAT_RMR_HANDLE a,
 				DAT_COMPLETION_FLAGS h,
 				DAT_RMR_CONTEXT *i);
 DAT_RETURN shim_unimpl_rmr_free(DAT_RMR_HANDLE a);
-DAT_RETURN shim_unimpl_ep_recv_query(DAT_EP_HANDLE a,
-				     DAT_COUNT *b,
-				     DAT_COUNT *c);
-DAT_RETURN shim_unimpl_ep_set_watermark(DAT_EP_HANDLE a,
-					DAT_COUNT b,
-					DAT_COUNT c);
 DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
 				  DAT_COMM *b,
 				  DAT_IA_ADDRESS_PTR c,

@@ -116,6 +116,12 @@ DAT_RETURN dat_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
 				  DAT_SRQ_HANDLE srq_handle,
 				  const DAT_EP_ATTR *ep_attributes,
 				  DAT_EP_HANDLE *ep_handle);
+DAT_RETURN dat_ep_recv_query(DAT_EP_HANDLE ep_handle,
+			     DAT_COUNT *nbufs_allocated,
+			     DAT_COUNT *bufs_alloc_span);
+DAT_RETURN dat_ep_set_watermark(DAT_EP_HANDLE ep_handle,
+				DAT_COUNT soft_high_watermark,
+				DAT_COUNT hard_high_watermark);
 DAT_RETURN dat_ep_query(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,
 			DAT_EP_PARAM *param);
 DAT_RETURN dat_ep_modify(DAT_EP_HANDLE ep_handle, DAT_EP_PARAM_MASK mask,

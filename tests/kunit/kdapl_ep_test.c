@@ -1530,6 +1530,42 @@ static void kdapl_ep_query_test(struct kunit *test)
 	kdapl_ep_expect_param_eq(test, "irqs off", all, p);
 }
 
+/* Receive queries and high watermarks: the answers DAT allows kdapl. */
+static void kdapl_ep_recv_info_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_ep_env *env = kdapl_ep_env(test, *name);
+	DAT_EP_HANDLE ep = kdapl_ep_full(env);
+	DAT_COUNT n = 7, span = 7;
+
+	KUNIT_EXPECT_EQ(test, dat_ep_recv_query(ep, &n, &span),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, dat_ep_recv_query(ep, NULL, &span),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ep_recv_query(ep, &n, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_recv_query(env->pz, &n, &span),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, n, 7);
+	KUNIT_EXPECT_EQ(test, span, 7);
+
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(ep, DAT_WATERMARK_INFINITE,
+						   DAT_WATERMARK_INFINITE),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(ep, 4,
+						   DAT_WATERMARK_INFINITE),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(ep, DAT_WATERMARK_INFINITE,
+						   0),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(ep, -2, 4),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(ep, 4, -2),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_set_watermark(env->conn, 4, 4),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+}
+
 static void kdapl_ep_status_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
@@ -1820,6 +1856,7 @@ static struct kunit_case kdapl_ep_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_ep_query_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_ep_status_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_ep_bad_handle_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_ep_recv_info_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_ep_free_state_test, kdapl_ep_state_gen),
 	KUNIT_CASE_PARAM(kdapl_ep_reset_state_test, kdapl_ep_state_gen),
 	KUNIT_CASE_PARAM(kdapl_ep_in_use_test, kdapl_test_adapter_gen),

@@ -750,6 +750,7 @@ static int srq_setup(struct side *s, DAT_SRQ_HANDLE *srq)
 	DAT_SRQ_ATTR attr = { .max_recv_dtos = 8, .max_recv_iov = 2 };
 	DAT_EP_PARAM epp;
 	DAT_RETURN ret;
+	DAT_COUNT n;
 
 	ret = dat_srq_create(s->ia, s->pz, NULL, srq);
 	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
@@ -768,6 +769,15 @@ static int srq_setup(struct side *s, DAT_SRQ_HANDLE *srq)
 	if (dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &epp) != DAT_SUCCESS ||
 	    epp.srq_handle != *srq)
 		return FAIL("the EP's srq_handle");
+	if (dat_ep_recv_query(s->ep, &n, &n) !=
+	    ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE) ||
+	    dat_ep_set_watermark(s->ep, 2, DAT_WATERMARK_INFINITE) !=
+	    ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE) ||
+	    dat_ep_set_watermark(s->ep, DAT_WATERMARK_INFINITE,
+				 DAT_WATERMARK_INFINITE) != DAT_SUCCESS ||
+	    dat_ep_set_watermark(s->ep, -5, 1) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("recv_query or set_watermark");
 	ret = dat_srq_free(*srq);
 	if (ret != ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_SRQ_IN_USE))
 		return FAIL("srq_free while an EP uses it: %#x", ret);
