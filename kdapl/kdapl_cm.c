@@ -561,9 +561,9 @@ static void kdapl_conn_teardown_qp(struct kdapl_conn *conn,
  * The QP of an EP with an SRQ takes no receive from the SRQ once it is
  * destroyed: a connection that ended reports it then with
  * DAT_ASYNC_ERROR_EP_BROKEN on the IA's async EVD, the event IB calls
- * Last WQE Reached (OFA's provider reports the device's event so, and its
- * tools wait for it before they free the EP).  Not every device raises
- * that event (rxe in 6.1 does not), so kdapl reports its own instead.
+ * Last WQE Reached (OFA's dtestsrq waits for it under that number before
+ * it frees the EP).  Not every device raises that event (rxe in 6.1 does
+ * not), so kdapl reports its own instead.
  *
  * Process context, with or without the IA lock; never from a handler of
  * @conn->id.

@@ -332,12 +332,15 @@ out_unlock:
 static void kdapl_ia_set_addr(struct kdapl_ia *ia)
 {
 	struct ib_port_attr port;
+	int mtu;
 
 	kdapl_adapter_addr(ia->adapter, &ia->addr);
 	if (ib_query_port(ia->ibdev, ia->adapter->port, &port))
 		return;
-	snprintf(ia->mtu, sizeof(ia->mtu), "%d",
-		 ib_mtu_enum_to_int(port.active_mtu));
+	mtu = ib_mtu_enum_to_int(port.active_mtu);
+	if (mtu <= 0)
+		return;
+	snprintf(ia->mtu, sizeof(ia->mtu), "%d", mtu);
 	ia->provider_attr[0].name = KDAPL_ATTR_TRANSPORT_MTU;
 	ia->provider_attr[0].value = ia->mtu;
 	ia->num_provider_attr = 1;

@@ -32,11 +32,34 @@ static struct kdapl_uobj *kdapl_usrq_find(struct kdapl_ufile *ufile, u32 id,
 	return uobj;
 }
 
+/*
+ * Arm the low watermark @lw of the new SRQ @uobj, which has its id: the
+ * event an empty SRQ gives at once must find its cookie.  On failure the
+ * SRQ goes again, with the DAT_RETURN creation gives for a bad @lw.
+ */
+static DAT_RETURN kdapl_usrq_arm(struct kdapl_ufile *ufile,
+				 struct kdapl_uobj *uobj, DAT_COUNT lw)
+{
+	DAT_RETURN ret;
+
+	ret = kdapl_srq_set_lw(&ufile->owner, uobj->handle, lw);
+	if (!ret)
+		return DAT_SUCCESS;
+	kdapl_uobj_free(ufile, uobj->id, DAT_HANDLE_TYPE_SRQ,
+			DAT_INVALID_HANDLE_SRQ, kdapl_srq_free);
+	if (DAT_GET_TYPE(ret) == DAT_INVALID_PARAMETER)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return ret;
+}
+
 /**
  * kdapl_usrq_create() - KDAPL_IOC_SRQ_CREATE
  * @ufile: the file
  * @arg: struct kdapl_ioc_srq_create
  * @status: out: the DAT_RETURN
+ *
+ * The SRQ is created without a low watermark, which is armed once the
+ * SRQ is an object of the file (kdapl_usrq_arm()).
  *
  * Context: process context, ufile->lock held.
  * Return: 0, or -EINVAL for non-zero reserved fields.
@@ -49,7 +72,7 @@ int kdapl_usrq_create(struct kdapl_ufile *ufile, void *arg,
 	DAT_SRQ_ATTR attr = {
 		.max_recv_dtos = a->max_recv_dtos,
 		.max_recv_iov = a->max_recv_iov,
-		.low_watermark = a->low_watermark,
+		.low_watermark = DAT_SRQ_LW_DEFAULT,
 	};
 	DAT_SRQ_HANDLE srq;
 	DAT_RETURN ret;
@@ -67,9 +90,11 @@ int kdapl_usrq_create(struct kdapl_ufile *ufile, void *arg,
 				     ia->id, &uobj);
 		if (ret)
 			kdapl_srq_free(&ufile->owner, srq);
-		else
-			a->srq_id = uobj->id;
 	}
+	if (!ret && a->low_watermark != DAT_SRQ_LW_DEFAULT)
+		ret = kdapl_usrq_arm(ufile, uobj, a->low_watermark);
+	if (!ret)
+		a->srq_id = uobj->id;
 	*status = ret;
 	return 0;
 }
@@ -103,8 +128,8 @@ static_assert(sizeof(struct kdapl_post_sge) == sizeof(DAT_LMR_TRIPLET));
  * @arg: struct kdapl_ioc_srq_post
  * @status: out: the DAT_RETURN of dat_srq_post_recv()
  *
- * A count beyond KDAPL_SRQ_POST_IOV_MAX is beyond every SRQ's
- * max_recv_iov: refused as kDAT refuses one beyond the SRQ's.
+ * A count beyond KDAPL_SRQ_POST_IOV_MAX is refused before the copy, as
+ * kDAT refuses one beyond the SRQ's max_recv_iov.
  *
  * Context: process context, ufile->lock held.
  * Return: 0, or -ENOMEM.

@@ -182,6 +182,8 @@ static DAT_RETURN shim_ia_query_attr(struct shim_ia *ia, DAT_IA_ATTR *a)
  */
 static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 {
+	/* What is not set below is 0: not supported. */
+	memset(p, 0, sizeof(*p));
 	snprintf(p->provider_name, sizeof(p->provider_name), "%s",
 		 ia->obj.provider->device_name);
 	p->provider_version_major = 2;
@@ -199,6 +201,8 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->pz_support = DAT_PZ_UNIQUE;
 	p->optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
 	p->srq_supported = ia->srq_supported ? DAT_TRUE : DAT_FALSE;
+	/* The SRQ's low watermark; no EP high watermarks (as kDAT). */
+	p->srq_watermarks_supported = ia->srq_supported ? 1 : 0;
 	p->lmr_sync_req = DAT_FALSE;
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;

@@ -1616,7 +1616,6 @@ static void pair_close(struct pair *p)
 	munmap(p->cbuf, 65536);
 }
 
-/* Send, receive, RDMA Write and RDMA Read through the rings. */
 /* SRQ commands: bad ids, bad segments, other files, an SRQ in use. */
 static int srq_checks(int fd, int fd2, struct ia *ia, __u32 pz_id,
 		      __u32 srq_id)
@@ -1691,6 +1690,7 @@ static int test_srq(void)
 	return 0;
 }
 
+/* Send, receive, RDMA Write and RDMA Read through the rings. */
 static int test_post(void)
 {
 	struct kdapl_post_record *r;

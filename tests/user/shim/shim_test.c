@@ -808,8 +808,8 @@ static int srq_post(DAT_SRQ_HANDLE srq, DAT_LMR_CONTEXT lctx, char *buf,
 	return 0;
 }
 
-/* An SRQ with fewer receives than its new low watermark says so at once. */
-static int srq_below_lw(struct side *s, DAT_SRQ_HANDLE srq)
+/* The low watermark event of @srq is the next async event. */
+static int srq_lw_event(struct side *s, DAT_SRQ_HANDLE srq)
 {
 	DAT_ASYNCH_ERROR_EVENT_DATA *a;
 	DAT_EVENT ev;
@@ -820,6 +820,28 @@ static int srq_below_lw(struct side *s, DAT_SRQ_HANDLE srq)
 	if (a->dat_handle != srq || a->reason != DAT_SRQ_LOW_WATERMARK_EVENT)
 		return FAIL("low watermark event of %p, reason %d",
 			    a->dat_handle, a->reason);
+	return 0;
+}
+
+/*
+ * An SRQ with fewer receives than its new low watermark says so at once,
+ * and so does a new one created with a low watermark.
+ */
+static int srq_below_lw(struct side *s, DAT_SRQ_HANDLE srq)
+{
+	DAT_SRQ_ATTR attr = { .max_recv_dtos = 4, .max_recv_iov = 1,
+			      .low_watermark = 1 };
+	DAT_SRQ_HANDLE srq2;
+
+	if (srq_lw_event(s, srq))
+		return -1;
+	if (dat_srq_create(s->ia, s->pz, &attr, &srq2) != DAT_SUCCESS ||
+	    srq_lw_event(s, srq2) || dat_srq_free(srq2) != DAT_SUCCESS)
+		return FAIL("an SRQ created with a low watermark");
+	attr.low_watermark = 5;
+	if (dat_srq_create(s->ia, s->pz, &attr, &srq2) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("a low watermark above the size");
 	return 0;
 }
 
@@ -849,7 +871,7 @@ static int test_srq(void)
 	DAT_LMR_CONTEXT sl, cl;
 	DAT_RMR_CONTEXT sr, cr;
 	DAT_LMR_HANDLE slmr, clmr;
-	DAT_LMR_TRIPLET iov;
+	DAT_LMR_TRIPLET iov, bad[3];
 	DAT_SRQ_HANDLE srq;
 	DAT_SRQ_PARAM p;
 	DAT_DTO_COOKIE ck = { .as_64 = 0xc5 };
@@ -875,13 +897,16 @@ static int test_srq(void)
 	    p.srq_state != DAT_SRQ_STATE_OPERATIONAL)
 		return FAIL("dat_srq_query: %#x, %d receives", ret,
 			    p.available_dto_count);
-	iov = (DAT_LMR_TRIPLET){ .lmr_context = sl ^ 0x5a5a00,
-				 .virtual_address = (uintptr_t)sbuf,
-				 .segment_length = 16 };
-	ret = dat_srq_post_recv(srq, 1, &iov, ck);
+	bad[0] = (DAT_LMR_TRIPLET){ .lmr_context = sl ^ 0x5a5a00,
+				    .virtual_address = (uintptr_t)sbuf,
+				    .segment_length = 16 };
+	ret = dat_srq_post_recv(srq, 1, bad, ck);
 	if (DAT_GET_TYPE(ret) != DAT_PROTECTION_VIOLATION)
 		return FAIL("srq_post_recv, bad lmr_context: %#x", ret);
-	ret = dat_srq_post_recv(srq, 3, &iov, ck);
+	bad[0].lmr_context = sl;
+	bad[1] = bad[0];
+	bad[2] = bad[0];
+	ret = dat_srq_post_recv(srq, 3, bad, ck);
 	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
 		return FAIL("srq_post_recv, 3 segments of 2: %#x", ret);
 	if (pair_link(&s, &c, 5959, &psp))
