@@ -578,12 +578,45 @@ static_assert(offsetof(struct kdapl_post_sge, segment_length) ==
 static_assert(offsetof(struct kdapl_post_sge, context) ==
 	      offsetof(DAT_LMR_TRIPLET, lmr_context));
 
+/**
+ * kdapl_uioctl_segments() - copy a process's array of segments
+ * @addr: its address: struct kdapl_post_sge, laid out as DAT_LMR_TRIPLET
+ * @count: its entries, checked by the caller against its command's limit
+ * @bad: the DAT_INVALID_ARG subtype of @addr
+ * @segs: out: the copy, for kvfree(); NULL when @count is 0
+ * @status: out: DAT_INVALID_PARAMETER with @bad if the process cannot
+ *	read the array
+ *
+ * Context: process context.
+ * Return: 0 (the copy, or an error in *@status), or -ENOMEM.
+ */
+int kdapl_uioctl_segments(u64 addr, u32 count, DAT_RETURN_SUBTYPE bad,
+			  DAT_LMR_TRIPLET **segs, DAT_RETURN *status)
+{
+	DAT_LMR_TRIPLET *copy;
+
+	*segs = NULL;
+	if (!count)
+		return 0;
+	copy = vmemdup_user(u64_to_user_ptr(addr),
+			    array_size(count, sizeof(*copy)));
+	if (IS_ERR(copy)) {
+		if (PTR_ERR(copy) != -EFAULT)
+			return PTR_ERR(copy);
+		*status = dat_error(DAT_INVALID_PARAMETER, bad);
+		return 0;
+	}
+	*segs = copy;
+	return 0;
+}
+
 static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 				 DAT_RETURN *status)
 {
 	struct kdapl_ioc_lmr_sync *a = arg;
-	DAT_LMR_TRIPLET *segs = NULL;
+	DAT_LMR_TRIPLET *segs;
 	struct kdapl_uobj *ia;
+	int err;
 
 	if (a->flags & ~KDAPL_LMR_SYNC_FOR_CPU)
 		return -EINVAL;
@@ -597,17 +630,10 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 		return 0;
 	}
-	if (a->num_segments) {
-		segs = vmemdup_user(u64_to_user_ptr(a->segments),
-				    array_size(a->num_segments, sizeof(*segs)));
-		if (IS_ERR(segs)) {
-			if (PTR_ERR(segs) != -EFAULT)
-				return PTR_ERR(segs);
-			*status = dat_error(DAT_INVALID_PARAMETER,
-					    DAT_INVALID_ARG2);
-			return 0;
-		}
-	}
+	err = kdapl_uioctl_segments(a->segments, a->num_segments,
+				    DAT_INVALID_ARG2, &segs, status);
+	if (err || *status)
+		return err;
 	if (a->flags & KDAPL_LMR_SYNC_FOR_CPU)
 		*status = kdapl_lmr_sync_rdma_write(&ufile->owner, ia->handle,
 						    segs, a->num_segments);

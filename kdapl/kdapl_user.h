@@ -209,6 +209,8 @@ void kdapl_chardev_owners_show(struct seq_file *m);
 long kdapl_uioctl(struct kdapl_ufile *ufile, unsigned int cmd,
 		  void __user *arg);
 void kdapl_uioctl_defer_fd(DAT_RETURN *status, int fd, struct file *file);
+int kdapl_uioctl_segments(u64 addr, u32 count, DAT_RETURN_SUBTYPE bad,
+			  DAT_LMR_TRIPLET **segs, DAT_RETURN *status);
 
 /* The commands of kdapl_uconn.c, for the table of kdapl_uioctl.c. */
 int kdapl_uconn_ep_create(struct kdapl_ufile *ufile, void *arg,

@@ -16,7 +16,6 @@
  */
 
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "kdapl_user.h"
 
@@ -119,9 +118,6 @@ int kdapl_usrq_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status)
 	return 0;
 }
 
-/* A post's segments are read from the process as they are. */
-static_assert(sizeof(struct kdapl_post_sge) == sizeof(DAT_LMR_TRIPLET));
-
 /**
  * kdapl_usrq_post() - KDAPL_IOC_SRQ_POST
  * @ufile: the file
@@ -138,8 +134,9 @@ int kdapl_usrq_post(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status)
 {
 	struct kdapl_ioc_srq_post *a = arg;
 	DAT_DTO_COOKIE cookie = { .as_64 = a->cookie };
-	DAT_LMR_TRIPLET *segs = NULL;
+	DAT_LMR_TRIPLET *segs;
 	struct kdapl_uobj *uobj;
+	int err;
 
 	uobj = kdapl_usrq_find(ufile, a->srq_id, status);
 	if (!uobj)
@@ -148,20 +145,13 @@ int kdapl_usrq_post(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status)
 		*status = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		return 0;
 	}
-	if (a->num_segments) {
-		segs = memdup_user(u64_to_user_ptr(a->segments),
-				   array_size(a->num_segments, sizeof(*segs)));
-		if (IS_ERR(segs)) {
-			if (PTR_ERR(segs) != -EFAULT)
-				return PTR_ERR(segs);
-			*status = dat_error(DAT_INVALID_PARAMETER,
-					    DAT_INVALID_ARG3);
-			return 0;
-		}
-	}
+	err = kdapl_uioctl_segments(a->segments, a->num_segments,
+				    DAT_INVALID_ARG3, &segs, status);
+	if (err || *status)
+		return err;
 	*status = kdapl_srq_post_recv(&ufile->owner, uobj->handle,
 				      a->num_segments, segs, cookie);
-	kfree(segs);
+	kvfree(segs);
 	return 0;
 }
 
