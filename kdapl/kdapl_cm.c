@@ -93,8 +93,8 @@
  *	(ep->lock)
  * @dying: teardown began; rdma_cm events are ignored (ep->lock)
  * @rtr: iWARP: the initiator-first exchange runs (see kdapl_conn_rtr_done())
- * @rtr_wait: passive side of the exchange: the initiator's first message
- *	has not arrived yet (ep->lock)
+ * @rtr_wait: the peer's message of the exchange has not arrived yet
+ *	(ep->lock)
  * @rts_done: kdapl_conn_rts_work() finished its part (ep->lock)
  * @rtr_cqe: completion handle of the exchange's work request
  * @pd_size: bytes of @pd
@@ -226,7 +226,7 @@ static struct kdapl_conn *kdapl_conn_alloc(struct kdapl_ep *ep, bool passive)
 	conn->ep = ep;
 	conn->passive = passive;
 	conn->rtr = ep->obj.ia->adapter->transport == KDAPL_TRANSPORT_IWARP;
-	conn->rtr_wait = conn->rtr && passive;
+	conn->rtr_wait = conn->rtr;
 	conn->rtr_cqe.done = kdapl_conn_rtr_done;
 	mutex_init(&conn->lock);
 	timer_setup(&conn->timer, kdapl_conn_timer, 0);
@@ -438,6 +438,8 @@ static int kdapl_conn_qp_ready(struct kdapl_conn *conn, struct rdma_cm_id *id)
  * its CQs (see kdapl_conn_get_cqs()), and move it to INIT.  The IA lock
  * is held.  On failure nothing is left.
  */
+static int kdapl_conn_rtr_recv(struct kdapl_conn *conn);
+
 static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 				       struct rdma_cm_id *id)
 {
@@ -478,6 +480,9 @@ static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 	/* Receives from the SRQ find their EP by QP. */
 	if (!err && ep->srq)
 		err = kdapl_srq_attach_qp(ep->srq, qp, ep);
+	/* Last, and never with an SRQ: nothing is posted when it fails. */
+	if (!err)
+		err = kdapl_conn_rtr_recv(conn);
 	if (err) {
 		if (conn->qp)
 			ib_destroy_qp(conn->qp);
@@ -630,12 +635,15 @@ out:
 
 /*
  * Undo a conn that was never given to its EP: the identifier holds no
- * handler that matters (none can have run), no receive was posted.
+ * handler that matters (none can have run); the only work request
+ * posted is the receive of the initiator-first exchange, drained here.
  * The IA lock is held.
  */
 static void kdapl_conn_discard(struct kdapl_conn *conn)
 {
 	if (conn->qp) {
+		if (conn->rtr && !conn->ep->srq)
+			ib_drain_qp(conn->qp);
 		kdapl_conn_detach_srq(conn, conn->qp);
 		ib_destroy_qp(conn->qp);
 		conn->qp = NULL;
@@ -901,29 +909,78 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
  * only once the initiator's first message has arrived, and siw breaks
  * the connection ("peer sent extra data", -EPROTO) when a message of the
  * responder comes in together with the MPA Reply.  DAT lets either side
- * send as soon as it has ESTABLISHED, so on iWARP kdapl sends a first
- * message of its own: the active side posts a zero-byte Send before it
- * reports ESTABLISHED, ahead of anything its consumer may post, and the
- * passive side reports ESTABLISHED (which lets its consumer post) only
- * once that message arrived.  It lands in a zero-byte receive posted
+ * send as soon as it has ESTABLISHED, so on iWARP kdapl exchanges
+ * messages of its own: the active side posts a zero-byte Send before
+ * anything its consumer may post; the passive side, once that message
+ * arrived, answers with a zero-byte Send and then reports ESTABLISHED
+ * (which lets its consumer post); the active side reports ESTABLISHED
+ * once the answer arrived.  So, as on IB, where the RTU establishes the
+ * passive side before the active side's consumer can act, the passive
+ * consumer hears ESTABLISHED before the active one: a client that
+ * disconnects as soon as all its connections are established finds
+ * every server EP established (dtestcm's server relies on that).  Each
+ * message lands in a zero-byte receive posted when the QP is created,
  * before the consumer's receives, or with an SRQ in the first receive
  * the QP takes, which is posted again (kdapl_conn_srq_rtr()).  This is
  * MPA v2's "ready to receive" exchange, which siw in 6.1 does not offer,
  * done above the transport; both ends must be kdapl.
  */
 
-/* The initiator's first message arrived.  ep->lock held. */
+/* Post the exchange's receive on the new QP of @conn (not with an SRQ). */
+static int kdapl_conn_rtr_recv(struct kdapl_conn *conn)
+{
+	struct ib_recv_wr rwr = { .wr_cqe = &conn->rtr_cqe };
+
+	if (!conn->rtr || conn->ep->srq)
+		return 0;
+	return ib_post_recv(conn->qp, &rwr, NULL);
+}
+
+/* Post the exchange's Send: the initiator's message, or the answer. */
+static int kdapl_conn_rtr_send(struct kdapl_conn *conn)
+{
+	struct ib_send_wr swr = {
+		.wr_cqe = &conn->rtr_cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	return ib_post_send(conn->qp, &swr, NULL);
+}
+
+/*
+ * Tell the consumer once the QP is usable (kdapl_conn_rts_work() is
+ * done) and the peer's message of the exchange is in; the passive side
+ * answers first.  ep->lock held, which keeps the QP of a conn that is
+ * not dying.  Returns false if the answer could not be posted: the
+ * connection is to break.
+ */
+static bool kdapl_conn_ready(struct kdapl_conn *conn)
+{
+	lockdep_assert_held(&conn->ep->lock);
+	if (!conn->rts_done || conn->rtr_wait)
+		return true;
+	if (conn->rtr && conn->passive && !conn->up && !conn->ended &&
+	    !conn->dying && kdapl_conn_rtr_send(conn))
+		return false;
+	kdapl_conn_up(conn);
+	return true;
+}
+
+/* The peer's message of the exchange arrived.  ep->lock held; CQ context. */
 static void kdapl_conn_rtr_arrived(struct kdapl_conn *conn)
 {
 	lockdep_assert_held(&conn->ep->lock);
 	conn->rtr_wait = false;
-	if (conn->rts_done)
-		kdapl_conn_up(conn);
+	if (!kdapl_conn_ready(conn) &&
+	    kdapl_conn_fail_locked(conn, DAT_CONNECTION_EVENT_BROKEN))
+		kdapl_conn_queue(conn, &conn->teardown_work);
 }
 
 /*
- * Completion of the exchange's Send (active side) or receive (passive
- * side); CQ context.  The conn outlives it: its QP is drained first.
+ * Completion of a work request of the exchange: a Send of this side, or
+ * the receive of the peer's message; CQ context.  The conn outlives it:
+ * its QP is drained first.
  */
 static void kdapl_conn_rtr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -937,45 +994,20 @@ static void kdapl_conn_rtr_done(struct ib_cq *cq, struct ib_wc *wc)
 		kdapl_dto_check_qp(ep, wc);
 		return;
 	}
-	if (!conn->passive)
+	if (!(wc->opcode & IB_WC_RECV))
 		return;
 	spin_lock_irqsave(&ep->lock, flags);
 	kdapl_conn_rtr_arrived(conn);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-/*
- * Post the exchange's work request on the new QP of @conn: the passive
- * side's receive (before any of the consumer's), or the active side's
- * Send (before the consumer hears ESTABLISHED).  Returns 0 or a
- * negative errno.
- */
-static int kdapl_conn_rtr_post(struct kdapl_conn *conn)
-{
-	struct ib_recv_wr rwr = { .wr_cqe = &conn->rtr_cqe };
-	struct ib_send_wr swr = {
-		.wr_cqe = &conn->rtr_cqe,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-
-	if (!conn->rtr)
-		return 0;
-	if (!conn->passive)
-		return ib_post_send(conn->qp, &swr, NULL);
-	/* With an SRQ the first receive the QP takes serves. */
-	if (conn->ep->srq)
-		return 0;
-	return ib_post_recv(conn->qp, &rwr, NULL);
-}
-
 /**
- * kdapl_conn_srq_rtr() - take an SRQ receive that carries the first message
+ * kdapl_conn_srq_rtr() - take an SRQ receive that carries the exchange
  * @ep: the EP whose QP completed the receive, found under RCU
  * @wc: the completion, successful
  *
- * On the passive side of an iWARP connection with an SRQ, the initiator's
- * zero-byte first message takes one of the consumer's receives: it is
+ * On an iWARP connection with an SRQ, the peer's zero-byte message of the
+ * initiator-first exchange takes one of the consumer's receives: it is
  * kdapl's, and the caller posts that receive again.
  *
  * Context: CQ context, RCU read lock held.
@@ -1001,9 +1033,10 @@ bool kdapl_conn_srq_rtr(struct kdapl_ep *ep, const struct ib_wc *wc)
 
 /*
  * Register the LMRs of the PZ and give the device the receives held
- * back for them (kdapl_dto_qp_rts()), start the initiator-first
- * exchange, then tell the consumer: the EP is CONNECTED, on the passive
- * side of that exchange once the initiator's message is in.  kdapl_wq.
+ * back for them (kdapl_dto_qp_rts()), send the initiator's message of
+ * the initiator-first exchange, then tell the consumer: the EP is
+ * CONNECTED, once the peer's message of the exchange is in
+ * (kdapl_conn_ready()).  kdapl_wq.
  */
 static void kdapl_conn_rts_work(struct work_struct *work)
 {
@@ -1011,17 +1044,17 @@ static void kdapl_conn_rts_work(struct work_struct *work)
 					       rts_work);
 	struct kdapl_ep *ep = conn->ep;
 	unsigned long flags;
+	bool ready = false;
 
-	if (kdapl_dto_qp_rts(ep) ||
-	    (!conn->passive && kdapl_conn_rtr_post(conn))) {
-		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
-	} else {
+	if (!kdapl_dto_qp_rts(ep) &&
+	    (!conn->rtr || conn->passive || !kdapl_conn_rtr_send(conn))) {
 		spin_lock_irqsave(&ep->lock, flags);
 		conn->rts_done = true;
-		if (!conn->rtr_wait)
-			kdapl_conn_up(conn);
+		ready = kdapl_conn_ready(conn);
 		spin_unlock_irqrestore(&ep->lock, flags);
 	}
+	if (!ready)
+		kdapl_conn_fail(conn, DAT_CONNECTION_EVENT_BROKEN, NULL, 0);
 	kdapl_conn_put(conn);
 }
 
@@ -1847,9 +1880,6 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 				 DAT_RESOURCE_MEMORY);
 	kdapl_conn_set_param(conn, private_data, private_data_size);
 	ret = kdapl_conn_create_qp(conn, id);
-	/* Nothing posted is left when it fails: discarding is safe. */
-	if (!ret && kdapl_conn_rtr_post(conn))
-		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	if (ret) {
 		kdapl_conn_discard(conn);
 		return ret;
