@@ -2160,12 +2160,13 @@ void kdapl_cm_ep_reset(struct kdapl_ep *ep)
  * @ep: the EP
  *
  * A connected or connecting EP becomes DISCONNECTED with
- * DAT_CONNECTION_EVENT_BROKEN; its queue pair is drained (every work
- * request completes) and, with the identifier and CQs, destroyed before
- * this returns.  The EP keeps its torn down connection until it is reset
- * or freed.  For the device going away, and for dat_lmr_free() and
- * dat_rmr_free() when the device still has work requests of the EP that
- * reference what they free.
+ * DAT_CONNECTION_EVENT_BROKEN, after ESTABLISHED for a connection that
+ * was made but not reported yet (kdapl_conn_fail_locked()); its queue
+ * pair is drained (every work request completes) and, with the
+ * identifier and CQs, destroyed before this returns.  The EP keeps its
+ * torn down connection until it is reset or freed.  For the device
+ * going away, and for dat_lmr_free() and dat_rmr_free() when the device
+ * still has work requests of the EP that reference what they free.
  *
  * Context: process context, the IA lock held.
  */
@@ -2178,7 +2179,7 @@ void kdapl_cm_ep_break(struct kdapl_ep *ep)
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
 	if (conn) {
-		kdapl_conn_end_locked(conn, DAT_CONNECTION_EVENT_BROKEN);
+		kdapl_conn_fail_locked(conn, DAT_CONNECTION_EVENT_BROKEN);
 		kref_get(&conn->ref);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -2187,3 +2188,4 @@ void kdapl_cm_ep_break(struct kdapl_ep *ep)
 	kdapl_conn_teardown(conn);
 	kdapl_conn_put(conn);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_cm_ep_break);

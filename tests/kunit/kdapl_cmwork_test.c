@@ -557,6 +557,59 @@ static void cmw_qp_fatal_test(struct kunit *test)
 	cmw_expect_made_broken(test, &p, psp);
 }
 
+/* Breaks an EP from a work item: the break waits for the held work. */
+struct cmw_break {
+	struct work_struct work;
+	struct kdapl_ep *ep;
+	struct completion done;
+};
+
+static void cmw_break_work(struct work_struct *work)
+{
+	struct cmw_break *b = container_of(work, struct cmw_break, work);
+	struct kdapl_ia *ia = b->ep->obj.ia;
+
+	mutex_lock(&ia->lock);
+	kdapl_cm_ep_break(b->ep);
+	mutex_unlock(&ia->lock);
+	complete(&b->done);
+}
+
+/*
+ * kdapl breaks the server's EP (as the device's removal or dat_lmr_free()
+ * of an LMR its work requests use do) while its connection work waits
+ * for the registration: the connection was made, so the consumer hears
+ * ESTABLISHED, then BROKEN, never BROKEN alone.  The break returns once
+ * the work has finished.
+ */
+static void cmw_ep_break_test(struct kunit *test)
+{
+	struct kdapl_test_pair p;
+	DAT_PSP_HANDLE psp;
+	struct cmw_break *b;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	cmw_held_pair(test, &p, CMW_QUAL + 4, &psp);
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, p.srv, EP,
+					DAT_INVALID_HANDLE_EP, &b->ep),
+			DAT_SUCCESS);
+	init_completion(&b->done);
+	INIT_WORK(&b->work, cmw_break_work);
+	schedule_work(&b->work);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_BROKEN, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.srv),
+			DAT_EP_STATE_DISCONNECTED);
+	complete_all(&cmw_hold.release);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&b->done,
+							    30 * HZ));
+	kdapl_object_put(&b->ep->obj);
+	cmw_held_pair_free(test, &p, psp);
+}
+
 static void cmw_exit(struct kunit *test)
 {
 	if (cmw_raw_live)
@@ -572,6 +625,7 @@ static struct kunit_case kdapl_cmwork_test_cases[] = {
 	KUNIT_CASE_PARAM(cmw_peer_disc_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_rts_fail_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_qp_fatal_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(cmw_ep_break_test, kdapl_test_adapter_gen),
 	{}
 };
 
