@@ -35,6 +35,8 @@
  * break_connecting  an EP broken (an LMR of its receive freed) while
  *	     its connect to a port nobody listens on fails, at delays that
  *	     sweep the race between teardown and rdma_cm's handler
+ * psp_race  a PSP freed while a connection request to it is in flight,
+ *	     at delays that sweep twice the time a request takes
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -2900,6 +2902,125 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 14. psp_race: a PSP freed while a connection request to it is in flight
+ */
+
+/*
+ * The server frees its PSP while the client's request to it is on its
+ * way: before it arrives, while the connection manager queues it, or
+ * after its CR was posted.  Four rounds measure how long a request
+ * takes to become a CR (the shortest counts); the delay between the
+ * connect and the free then sweeps twice that, round by round.  Every attempt ends with one
+ * event on the client; a request that made it to the CR EVD is
+ * rejected; how many got that far is printed (on rxe a request is
+ * usually faster than the free).  Run under kmemleak, this is also what
+ * shows whether the passive side of the transport lets go of every
+ * refused request.
+ */
+#define KCT_PSP_RACE_ROUNDS	64
+
+static bool kct_psp_race_ended(DAT_EVENT_NUMBER n)
+{
+	return n == DAT_CONNECTION_EVENT_NON_PEER_REJECTED ||
+	       n == DAT_CONNECTION_EVENT_PEER_REJECTED ||
+	       n == DAT_CONNECTION_EVENT_UNREACHABLE;
+}
+
+/* Reject the CRs of the freed PSP, then the attempt must have ended. */
+static bool kct_psp_race_end(struct kct *t, unsigned int *crs)
+{
+	DAT_EVENT ev;
+
+	while (dat_evd_dequeue(t->cr_evd, &ev) == DAT_SUCCESS) {
+		(*crs)++;
+		if (!KCT_CHECK(ev.event_number == DAT_CONNECTION_REQUEST_EVENT,
+			       "CR EVD got event 0x%x", ev.event_number) ||
+		    !KCT_OK(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
+					  0, NULL)))
+			return false;
+	}
+	if (!kct_wait(t, t->cli.conn_evd, &ev, KCT_WAIT_MS,
+		      "the end of the attempt", false) ||
+	    !KCT_CHECK(kct_psp_race_ended(ev.event_number),
+		       "attempt ended with 0x%x (%s)", ev.event_number,
+		       kct_conn_event_name(ev.event_number)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED))
+		return false;
+	return KCT_OK(dat_ep_reset(t->cli.ep));
+}
+
+/*
+ * One attempt; the PSP is freed @delay_us after the connect, or, with
+ * @cal, once the request is a CR (*@cal is how long that took).
+ */
+static bool kct_psp_race_round(struct kct *t, DAT_CONN_QUAL qual,
+			       unsigned int delay_us, unsigned int *crs,
+			       s64 *cal)
+{
+	ktime_t start = ktime_get();
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+
+	if (!KCT_OK(dat_psp_create(t->ia, qual, t->cr_evd,
+				   DAT_PSP_CONSUMER_FLAG, &psp)))
+		return false;
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				   qual, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG))) {
+		dat_psp_free(psp);
+		return false;
+	}
+	if (cal) {
+		if (!kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS,
+			      "connection request", false)) {
+			dat_psp_free(psp);
+			return false;
+		}
+		*cal = ktime_us_delta(ktime_get(), start);
+		(*crs)++;
+		KCT_OK(dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
+				     0, NULL));
+	} else if (delay_us) {
+		usleep_range(delay_us, delay_us + 4);
+	}
+	/* The free waits for the PSP's handler: every CR is posted. */
+	return KCT_OK(dat_psp_free(psp)) && kct_psp_race_end(t, crs);
+}
+
+static void kct_psp_race(struct kct *t)
+{
+	unsigned int i, step, crs = 0;
+	s64 cal = 0;
+
+	if (!kct_open(t, port + 16, false))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		s64 us;
+
+		if (!kct_psp_race_round(t, port + 17, 0, &crs, &us))
+			goto out;
+		cal = i ? min(cal, us) : us;
+	}
+	step = max_t(s64, cal / 32, 1);
+	for (i = 0; i < KCT_PSP_RACE_ROUNDS; i++)
+		if (!kct_psp_race_round(t, port + 17, i * step, &crs,
+					NULL))
+			break;
+	if (t->failed) {
+		pr_err(KCT "psp_race: failed in round %u\n", i);
+		goto out;
+	}
+	if (!kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !kct_quiet(t, t->cr_evd, "connection request"))
+		goto out;
+	pr_info(KCT "psp_race: %u rounds of 0 to %u us (a request takes %lld us), %u requests reached the CR EVD\n",
+		i, (KCT_PSP_RACE_ROUNDS - 1) * step, cal, crs);
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -2922,6 +3043,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "errors", kct_errors },
 	{ "server_first", kct_server_first },
 	{ "break_connecting", kct_break_connecting },
+	{ "psp_race", kct_psp_race },
 };
 
 static bool kct_selected(const char *name)
