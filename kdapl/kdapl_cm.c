@@ -1279,6 +1279,20 @@ static DAT_RETURN kdapl_cm_addr_error(int err)
 	}
 }
 
+/*
+ * Map an errno of binding an active connection's identifier.  No local
+ * port left (-EADDRINUSE: on soft iWARP the host's TCP ports, see
+ * kdapl_port_bind()) is a resource the connection lacks.  rdma_cm says
+ * -EADDRNOTAVAIL both when its own port space is exhausted and when the
+ * address is not the host's any more: that stays an address error.
+ */
+static DAT_RETURN kdapl_cm_bind_error(int err)
+{
+	if (err == -EADDRINUSE)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	return kdapl_cm_addr_error(err);
+}
+
 /* The argument checks of dat_ep_connect() and dat_ep_dup_connect(). */
 static DAT_RETURN kdapl_cm_check_common(DAT_TIMEOUT timeout,
 					DAT_COUNT pd_size, const void *pd,
@@ -1389,7 +1403,7 @@ static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 	err = kdapl_port_bind(id, (struct sockaddr *)&src, ia->ibdev,
 			      &conn->port_sock);
 	if (err)
-		return kdapl_cm_addr_error(err);
+		return kdapl_cm_bind_error(err);
 	if (id->device != ia->ibdev)
 		return dat_error(DAT_INVALID_ADDRESS,
 				 DAT_INVALID_ADDRESS_UNSUPPORTED);

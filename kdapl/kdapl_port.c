@@ -93,6 +93,9 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
 			break;
 		}
 	}
+	/* Every port TCP offered was rdma_cm's: none is left for us. */
+	if (n == KDAPL_PORT_TRIES && kdapl_port_taken(err))
+		err = -EADDRINUSE;
 	while (n-- > 0)
 		sock_release(tried[n]);
 	return err;
@@ -111,7 +114,8 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
  * kdapl_port_release() after @id is destroyed.
  *
  * Context: process context; may sleep.
- * Return: 0, or the negative errno of rdma_bind_addr() or of the socket.
+ * Return: 0, or the negative errno of rdma_bind_addr() or of the socket:
+ * -EADDRINUSE when no port is left.
  */
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
 		    struct ib_device *ibdev, struct socket **sockp)

@@ -37,6 +37,8 @@
  *	     sweep the race between teardown and rdma_cm's handler
  * psp_race  a PSP freed while a connection request to it is in flight,
  *	     at delays that sweep twice the time a request takes
+ * no_port   (the ephemeral ports held, by iwarp_ports.sh) a connect
+ *	     that gets no local port: DAT_INSUFFICIENT_RESOURCES
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -3021,6 +3023,34 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * 15. no_port: no local port left (iwarp_ports.sh sets the scene)
+ */
+
+/*
+ * Every port of the host's ephemeral range is held by other sockets, so
+ * soft iWARP's connection cannot have a local port: dat_ep_connect()
+ * says so with DAT_INSUFFICIENT_RESOURCES, not as an unreachable
+ * address, and the EP stays UNCONNECTED.  Not part of "all": it needs
+ * the ports held.
+ */
+static void kct_no_port(struct kct *t)
+{
+	if (!kct_open(t, port + 18, false))
+		goto out;
+	if (!KCT_RET(dat_ep_connect(t->cli.ep, (struct sockaddr *)&t->sin,
+				    t->qual, KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				    DAT_QOS_BEST_EFFORT,
+				    DAT_CONNECT_DEFAULT_FLAG),
+		     dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED) ||
+	    !kct_quiet(t, t->cli.conn_evd, "client connection") ||
+	    !kct_quiet(t, t->cr_evd, "connection request"))
+		goto out;
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -3044,6 +3074,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "server_first", kct_server_first },
 	{ "break_connecting", kct_break_connecting },
 	{ "psp_race", kct_psp_race },
+	{ "no_port", kct_no_port },
 };
 
 static bool kct_selected(const char *name)
@@ -3051,9 +3082,9 @@ static bool kct_selected(const char *name)
 	size_t len = strlen(name);
 	const char *p = test;
 
-	/* "all" is every scenario but removal, which needs the VM case. */
+	/* "all" is every scenario but those that need their VM case. */
 	if (!strcmp(test, "all"))
-		return strcmp(name, "removal");
+		return strcmp(name, "removal") && strcmp(name, "no_port");
 	while (p && *p) {
 		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
 			return true;

@@ -7,7 +7,8 @@
 # here).  With the ephemeral range narrowed to 600 ports and half of them
 # held by tcphold, every connection must still be made: OFA's dtestcm
 # through udapl-shim (100 connections), then kdapl_conn_test's
-# connect/disconnect cycles for a kernel consumer.
+# connect/disconnect cycles for a kernel consumer.  With every port of a
+# ten-port range held, a connect fails with DAT_INSUFFICIENT_RESOURCES.
 
 . /usr/lib/kdapl/lib.sh
 
@@ -52,6 +53,24 @@ echo "$log" | sed "s/^/# /" | tail -n 8 >&2
 for t in pingpong cycles; do
 	echo "$log" | grep -qx "PASS $t" || err="$err; kdapl_conn_test: no 'PASS $t'"
 done
+
+# No port left at all: ten ports, every one held.
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+tcphold 41700 41710 >/tmp/tcphold.log 2>&1 &
+holder=$!
+wait_for /tmp/tcphold.log "holding [0-9]* ports" ||
+	die "tcphold: $(cat /tmp/tcphold.log)"
+grep -qx "tcphold: holding 10 ports" /tmp/tcphold.log ||
+	die "tcphold: $(cat /tmp/tcphold.log)"
+echo "41700 41709" >/proc/sys/net/ipv4/ip_local_port_range
+dmesg -c >/dev/null
+insmod /kdapl/kdapl_conn_test.ko ia=siw0-1 addr=10.0.3.15 test=no_port ||
+	err="$err; insmod kdapl_conn_test failed"
+rmmod kdapl_conn_test 2>/dev/null
+log=$(dmesg | sed -n 's/^.*kdapl_conn_test: //p')
+echo "$log" | sed "s/^/# /" | tail -n 4 >&2
+echo "$log" | grep -qx "PASS no_port" || err="$err; kdapl_conn_test: no 'PASS no_port'"
 
 restore
 holder=
