@@ -118,9 +118,12 @@ static int kdapl_uioctl_hello(struct kdapl_ufile *ufile, void *arg,
 				    h->abi_version, KDAPL_ABI_VERSION);
 		return -EPROTONOSUPPORT;
 	}
+	if (h->reserved)
+		return -EINVAL;
 	h->max_ia_name = KDAPL_ABI_NAME_MAX;
 	h->max_private_data = KDAPL_PRIVATE_DATA_MAX;
 	h->event_size = sizeof(struct kdapl_uevent);
+	h->max_command = KDAPL_NR_MAX;
 	WRITE_ONCE(ufile->ready, true);
 	*status = DAT_SUCCESS;
 	return 0;
@@ -663,8 +666,13 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_usrq_##fn, type, 0)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
-	KDAPL_UIOCTL(HELLO, hello, kdapl_ioc_hello,
-		     KDAPL_UIOCTL_BEFORE_HELLO),
+	[KDAPL_NR_HELLO] = {
+		.handler = kdapl_uioctl_hello,
+		.size = sizeof(struct kdapl_ioc_hello),
+		/* The hello of a library that predates max_command. */
+		.min_size = offsetof(struct kdapl_ioc_hello, max_command),
+		.flags = KDAPL_UIOCTL_BEFORE_HELLO,
+	},
 	KDAPL_UIOCTL(IA_OPEN, ia_open, kdapl_ioc_ia_open, 0),
 	KDAPL_UIOCTL(IA_CLOSE, ia_close, kdapl_ioc_obj_free, 0),
 	KDAPL_UIOCTL(IA_QUERY, ia_query, kdapl_ioc_ia_query, 0),

@@ -95,7 +95,9 @@ struct shim_cno {
  * @max_private_data: the largest private data of its transport
  * @max_rdma_read_iov: the device's segments per RDMA Read (1 on siw)
  * @max_rdma_write_iov: the device's segments per RDMA Write
- * @srq_supported: the device has SRQs
+ * @srq_supported: the device has SRQs, and the module the SRQ commands
+ * @max_command: how many /dev/kdapl commands the module knows (see
+ *	struct kdapl_ioc_hello)
  * @mtu: the transport's MTU, as text
  * @prov_attr: the provider-specific attributes (the MTU)
  * @num_prov_attr: entries of @prov_attr in use
@@ -114,6 +116,7 @@ struct shim_ia {
 	DAT_COUNT max_rdma_read_iov;
 	DAT_COUNT max_rdma_write_iov;
 	int srq_supported;
+	__u32 max_command;
 	char mtu[12];
 	DAT_NAMED_ATTR prov_attr[1];
 	DAT_COUNT num_prov_attr;
@@ -245,7 +248,7 @@ DAT_RETURN shim_obj_destroy(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
 DAT_IA_HANDLE shim_consumer_ia_handle(struct shim_ia *ia);
 
 /* shim_dev.c */
-int shim_dev_open(void);
+int shim_dev_open(__u32 *max_command);
 DAT_RETURN shim_dev_call(int fd, unsigned long cmd, void *arg, size_t size);
 DAT_RETURN shim_dev_errno(int err);
 

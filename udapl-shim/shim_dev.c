@@ -36,6 +36,9 @@ DAT_RETURN shim_dev_errno(int err)
 				 DAT_RESOURCE_MEMORY);
 	case EINTR:
 		return SHIM_ERR(DAT_INTERRUPTED_CALL, DAT_NO_SUBTYPE);
+	case ENOTTY:
+		/* A command of a newer ABI than the module's. */
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	default:
 		return SHIM_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
 	}
@@ -64,13 +67,15 @@ DAT_RETURN shim_dev_call(int fd, unsigned long cmd, void *arg, size_t size)
 
 /**
  * shim_dev_open() - open /dev/kdapl and agree on the ABI
+ * @max_command: out: how many commands the module knows (0 from a module
+ *	older than that field)
  *
  * A module that speaks another ABI is reported on stderr (the kernel log
  * says which version it speaks).
  *
  * Return: the file, or -1 with errno set.
  */
-int shim_dev_open(void)
+int shim_dev_open(__u32 *max_command)
 {
 	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION };
 	int fd, err;
@@ -80,8 +85,10 @@ int shim_dev_open(void)
 		return -1;
 	hello.head.size = sizeof(hello);
 	if (ioctl(fd, KDAPL_IOC_HELLO, &hello) == 0 &&
-	    hello.head.status == DAT_SUCCESS)
+	    hello.head.status == DAT_SUCCESS) {
+		*max_command = hello.max_command;
 		return fd;
+	}
 	err = errno;
 	if (err == EPROTONOSUPPORT)
 		fprintf(stderr,

@@ -26,7 +26,7 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 		return SHIM_ERR(DAT_PROVIDER_NOT_FOUND,
 				 DAT_NAME_NOT_REGISTERED);
 	strcpy(o.name, name);
-	ia->fd = shim_dev_open();
+	ia->fd = shim_dev_open(&ia->max_command);
 	if (ia->fd < 0)
 		return shim_dev_errno(errno);
 	evd = shim_obj_new(sizeof(*evd), DAT_HANDLE_TYPE_EVD, ia);
@@ -79,7 +79,9 @@ static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 		ia->max_private_data = q.max_private_data_size;
 		ia->max_rdma_read_iov = q.max_iov_segments_per_rdma_read;
 		ia->max_rdma_write_iov = q.max_iov_segments_per_rdma_write;
-		ia->srq_supported = q.max_srqs > 0;
+		/* A module older than the SRQ commands has none to offer. */
+		ia->srq_supported = q.max_srqs > 0 &&
+				    ia->max_command > KDAPL_NR_SRQ_SET_LW;
 		shim_ia_set_mtu(ia, q.transport_mtu);
 	}
 	return ret;

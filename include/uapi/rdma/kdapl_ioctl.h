@@ -51,10 +51,17 @@ struct kdapl_ioc_head {
  * @max_ia_name: out: longest IA name, terminating NUL included
  * @max_private_data: out: largest private data of a connection call
  * @event_size: out: size of a struct kdapl_uevent in the event rings
+ * @max_command: out: how many commands the module knows: every
+ *	KDAPL_NR_* below it is implemented.  Commands are only ever added
+ *	within one ABI version, so a library newer than the module learns
+ *	here which of its calls the module lacks (those fail with ENOTTY).
+ *	A module older than this field leaves it as the caller set it (0).
+ * @reserved: zero
  *
  * Every other command fails with EPROTO until a hello with the kernel's
  * version succeeds; a mismatch fails with EPROTONOSUPPORT, and the kernel
- * log says which versions met.  Reserved fields and flags a command does
+ * log says which versions met.  The module takes the hello of a library
+ * older than @max_command (a @head.size without it).  Reserved fields and flags a command does
  * not use must be zero (EINVAL otherwise), so that they can be given a
  * meaning later.
  */
@@ -64,6 +71,8 @@ struct kdapl_ioc_hello {
 	__u32 max_ia_name;
 	__u32 max_private_data;
 	__u32 event_size;
+	__u32 max_command;
+	__u32 reserved;
 };
 
 #define KDAPL_ABI_NAME_MAX	96

@@ -123,6 +123,43 @@ static int ia_open(int fd, struct ia *ia, __u64 async_cookie)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * A library that predates max_command sends a shorter hello: it is taken,
+ * and nothing is written past it.  A reserved word that is not zero is
+ * refused.
+ */
+static int test_handshake_sizes(void)
+{
+	struct {
+		struct kdapl_ioc_hello hello;
+		__u32 canary[2];
+	} old = { .hello.abi_version = KDAPL_ABI_VERSION };
+	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION,
+					 .reserved = 1 };
+	size_t size = offsetof(struct kdapl_ioc_hello, max_command);
+	int fd = open("/dev/kdapl", O_RDWR);
+	long ret;
+
+	if (fd < 0)
+		return FAIL("open: %m");
+	ret = CALL(fd, HELLO, hello);
+	if (ret != -EINVAL)
+		return FAIL("hello with reserved set: %ld", ret);
+	memset(&old.hello.max_command, 0xa5, 2 * sizeof(__u32));
+	memset(old.canary, 0x5a, sizeof(old.canary));
+	ret = call(fd, KDAPL_IOC_HELLO, &old.hello, size);
+	if (ret != DAT_SUCCESS)
+		return FAIL("short hello: %#lx", ret);
+	if (old.hello.max_command != 0xa5a5a5a5 ||
+	    old.hello.reserved != 0xa5a5a5a5 ||
+	    old.canary[0] != 0x5a5a5a5a || old.canary[1] != 0x5a5a5a5a ||
+	    old.hello.event_size != sizeof(struct kdapl_uevent))
+		return FAIL("short hello wrote past %zu bytes, or not its own",
+			    size);
+	close(fd);
+	return 0;
+}
+
 static int test_handshake(void)
 {
 	struct kdapl_ioc_hello hello = { .abi_version = KDAPL_ABI_VERSION + 1 };
@@ -150,8 +187,11 @@ static int test_handshake(void)
 			    hello.event_size);
 	if (hello.max_ia_name != KDAPL_ABI_NAME_MAX)
 		return FAIL("%u", hello.max_ia_name);
+	if (hello.max_command != KDAPL_NR_MAX)
+		return FAIL("max_command %u, want %u", hello.max_command,
+			    KDAPL_NR_MAX);
 	close(fd);
-	return 0;
+	return test_handshake_sizes();
 }
 
 static int test_malformed(void)
