@@ -8,6 +8,7 @@
  */
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "shim.h"
@@ -118,31 +119,44 @@ static void shim_ep_create_attr(struct shim_ia *ia, const DAT_EP_ATTR *attr,
  * dat_ep_create() and, with @srq, dat_ep_create_with_srq(); @bad_out is
  * the argument subtype of @ep_handle.
  */
+/*
+ * dat_ep_create() and, with @with_srq, dat_ep_create_with_srq(): the
+ * arguments are checked in kDAT's order (the EP pointer, the IA, the PZ,
+ * the EVDs, the SRQ; the attributes in the kernel), so that a call with
+ * several bad arguments gets the same error from both APIs.
+ */
 static DAT_RETURN shim_ep_make(DAT_IA_HANDLE ia_handle,
 			       DAT_PZ_HANDLE pz_handle,
 			       DAT_EVD_HANDLE recv_evd,
 			       DAT_EVD_HANDLE request_evd,
-			       DAT_EVD_HANDLE connect_evd, struct shim_srq *srq,
+			       DAT_EVD_HANDLE connect_evd, bool with_srq,
+			       DAT_SRQ_HANDLE srq_handle,
 			       const DAT_EP_ATTR *attr,
-			       DAT_EP_HANDLE *ep_handle,
-			       DAT_RETURN_SUBTYPE bad_out)
+			       DAT_EP_HANDLE *ep_handle)
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
 							    DAT_HANDLE_TYPE_IA);
 	struct kdapl_ioc_ep_create c = { 0 };
+	struct shim_srq *srq = NULL;
 	struct shim_ep *ep;
 	DAT_RETURN ret;
 
+	if (!ep_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER,
+				with_srq ? DAT_INVALID_ARG8 : DAT_INVALID_ARG7);
 	if (!ia)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	ret = shim_ep_links(ia, pz_handle, recv_evd, request_evd, connect_evd,
 			    &c);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	if (srq && srq->obj.ia != ia)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
-	if (!ep_handle)
-		return SHIM_ERR(DAT_INVALID_PARAMETER, bad_out);
+	if (with_srq) {
+		srq = (struct shim_srq *)shim_obj_get(srq_handle,
+						      DAT_HANDLE_TYPE_SRQ);
+		if (!srq || srq->obj.ia != ia)
+			return SHIM_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_SRQ);
+	}
 	ep = shim_obj_new(sizeof(*ep), DAT_HANDLE_TYPE_EP, ia);
 	if (!ep)
 		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -172,8 +186,7 @@ DAT_RETURN shim_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			  DAT_EP_HANDLE *ep_handle)
 {
 	return shim_ep_make(ia_handle, pz_handle, recv_evd, request_evd,
-			    connect_evd, NULL, attr, ep_handle,
-			    DAT_INVALID_ARG7);
+			    connect_evd, false, NULL, attr, ep_handle);
 }
 
 DAT_RETURN shim_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
@@ -185,15 +198,8 @@ DAT_RETURN shim_ep_create_with_srq(DAT_IA_HANDLE ia_handle,
 				   const DAT_EP_ATTR *attr,
 				   DAT_EP_HANDLE *ep_handle)
 {
-	struct shim_obj *srq = shim_obj_get(srq_handle, DAT_HANDLE_TYPE_SRQ);
-
-	if (!shim_obj_get(ia_handle, DAT_HANDLE_TYPE_IA))
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	if (!srq)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
 	return shim_ep_make(ia_handle, pz_handle, recv_evd, request_evd,
-			    connect_evd, (struct shim_srq *)srq, attr,
-			    ep_handle, DAT_INVALID_ARG8);
+			    connect_evd, true, srq_handle, attr, ep_handle);
 }
 
 static void shim_ep_attr_out(const struct kdapl_ioc_ep_attr *k,

@@ -763,6 +763,15 @@ static int srq_setup(struct side *s, DAT_SRQ_HANDLE *srq)
 				     s->pz, NULL, &s->ep);
 	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ))
 		return FAIL("ep_create_with_srq, a PZ for the SRQ: %#x", ret);
+	/* kDAT's order: the EP pointer, then the PZ, the EVDs, the SRQ. */
+	ret = dat_ep_create_with_srq(s->ia, *srq, s->dto, s->dto, s->conn,
+				     s->pz, NULL, &s->ep);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ))
+		return FAIL("ep_create_with_srq, PZ and SRQ swapped: %#x", ret);
+	ret = dat_ep_create_with_srq(s->ia, *srq, s->dto, s->dto, s->conn,
+				     s->pz, NULL, NULL);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8))
+		return FAIL("ep_create_with_srq, no EP pointer: %#x", ret);
 	if (dat_ep_free(s->ep) != DAT_SUCCESS ||
 	    dat_ep_create_with_srq(s->ia, s->pz, s->dto, s->dto, s->conn,
 				   *srq, NULL, &s->ep) != DAT_SUCCESS)
