@@ -1304,8 +1304,9 @@ static struct ib_cq *kdapl_evd_xcq_reserve(struct kdapl_evd *evd, u32 n)
  * that uses it, so that it never overruns.  On a device that cannot
  * resize its CQs (siw), a queue that does not fit what the CQ was created
  * with goes to a further CQ of the EVD, which completes into it the same
- * way; completions of one queue stay in order, as they all come from one
- * CQ.
+ * way; so does, on any device, a queue that would take the CQ past the
+ * largest the device makes (max_cqe).  Completions of one queue stay in
+ * order, as they all come from one CQ.
  *
  * Context: process context, the IA lock held.
  * Return: the CQ the queue is to complete on; ERR_PTR(-ENODEV) if the
@@ -1320,6 +1321,9 @@ struct ib_cq *kdapl_evd_cq_reserve(struct kdapl_evd *evd, u32 n)
 	if (!evd->cq)
 		return ERR_PTR(-ENODEV);
 	need = evd->cq_reserved + n;
+	/* More than any one CQ of the device holds. */
+	if (need > (u32)evd->obj.ia->ibdev->attrs.max_cqe)
+		return kdapl_evd_xcq_reserve(evd, n);
 	err = kdapl_evd_fit_cq(evd, max_t(u32, evd->qlen, need));
 	if (err == -EOPNOTSUPP && need > evd->cq_size)
 		return kdapl_evd_xcq_reserve(evd, n);

@@ -1419,6 +1419,31 @@ static void evd_resize_cq_test(struct kunit *test)
 }
 
 /*
+ * Queues whose reservations together exceed what one CQ of the device
+ * holds (max_cqe; dtestcm's 1000 connections on one EVD) go on in a
+ * further CQ on every device, also where the EVD's CQ could be resized.
+ */
+static void evd_xcq_full_test(struct kunit *test, struct kdapl_evd *e)
+{
+	u32 max = e->obj.ia->ibdev->attrs.max_cqe;
+	struct ib_cq *a, *b;
+
+	mutex_lock(&e->obj.ia->lock);
+	a = kdapl_evd_cq_reserve(e, max);
+	b = kdapl_evd_cq_reserve(e, 100);
+	if (!IS_ERR(b))
+		kdapl_evd_cq_unreserve(e, b, 100);
+	if (!IS_ERR(a))
+		kdapl_evd_cq_unreserve(e, a, max);
+	mutex_unlock(&e->obj.ia->lock);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_EXPECT_PTR_NE(test, b, a);
+	KUNIT_EXPECT_PTR_EQ(test, b->cq_context, (void *)e);
+	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
+}
+
+/*
  * Queues reserve room in the CQs of their EVD.  Where the device can
  * resize a CQ (rxe) they all share the EVD's CQ, which grows.  Where it
  * cannot (siw), a queue that does not fit goes to a further CQ that
@@ -1480,6 +1505,7 @@ static void evd_xcq_test(struct kunit *test)
 	mutex_unlock(&e->obj.ia->lock);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(a));
 	KUNIT_EXPECT_EQ(test, e->cq_reserved, 0u);
+	evd_xcq_full_test(test, e);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
 
