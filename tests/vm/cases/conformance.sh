@@ -8,7 +8,8 @@
 #   dapltest -T F  every FFT suite; queryinfo one case a run, as the tool
 #                  itself crashes in some cases (with OFA too)
 #   dapltest -T L  every limit subtest, each on its own (-m 100 -w 1)
-#   dtestcm        100 connections, polling and waiting (-w)
+#   dtestcm        100 and 1000 connections (bursts of 100), polling and
+#                  waiting (-w)
 #   dtestx         RDMA Write with immediate data and atomics
 #   dtestsrq       shared receive queues
 #
@@ -81,6 +82,11 @@ matrix() {
 	row "dtestcm -c 100" "$_col" $? /tmp/pair-c.log
 	tool_pair "$_ia" "$_addr" dtestcm -c 100 -w -- -c 100 -w
 	row "dtestcm -c 100 -w" "$_col" $? /tmp/pair-c.log
+	# 1000 connections in bursts of 100 on one EVD, polled and waited.
+	tool_pair "$_ia" "$_addr" dtestcm -c 1000 -- -c 1000
+	row "dtestcm -c 1000" "$_col" $? /tmp/pair-c.log
+	tool_pair "$_ia" "$_addr" dtestcm -c 1000 -w -- -c 1000 -w
+	row "dtestcm -c 1000 -w" "$_col" $? /tmp/pair-c.log
 	tool_pair "$_ia" "$_addr" dtestx --
 	row "dtestx" "$_col" $? /tmp/pair-c.log
 	tool_pair "$_ia" "$_addr" dtestsrq --
