@@ -580,8 +580,9 @@ struct kdapl_pz {
  * @cq: completion queue for the DTO and RMR bind streams, or NULL
  * @cq_size: entries of @cq
  * @cq_reserved: entries the queues of QPs on @cq reserved (IA lock)
- * @xcqs: further CQs (struct kdapl_evd_xcq), on a device that cannot
- *	resize @cq, for the queues that did not fit (IA lock)
+ * @xcqs: further CQs (struct kdapl_evd_xcq) for the queues that did not
+ *	fit @cq: on a device that cannot resize it, or past the device's
+ *	max_cqe (IA lock)
  * @stream_flags: completion flags of the EP streams that feed the EVD,
  *	the same for all (valid when @recv_streams or @request_streams)
  * @recv_streams: EP receive streams feeding the EVD

@@ -96,7 +96,7 @@
  * @rtr_wait: the peer's message of the exchange has not arrived yet
  *	(ep->lock)
  * @rts_done: kdapl_conn_rts_work() finished its part (ep->lock)
- * @rtr_cqe: completion handle of the exchange's work request
+ * @rtr_cqe: completion handle of the exchange's receive and Send
  * @pd_size: bytes of @pd
  * @pd: private data of the event that carries some (ESTABLISHED or
  *	PEER_REJECTED); written once, before that event is queued
@@ -204,6 +204,7 @@ static void kdapl_conn_timeout_work(struct work_struct *work);
 static void kdapl_conn_teardown_work(struct work_struct *work);
 static void kdapl_conn_rts_work(struct work_struct *work);
 static void kdapl_conn_rtr_done(struct ib_cq *cq, struct ib_wc *wc);
+static int kdapl_conn_rtr_recv(struct kdapl_conn *conn);
 
 static void kdapl_conn_timer(struct timer_list *t)
 {
@@ -435,11 +436,10 @@ static int kdapl_conn_qp_ready(struct kdapl_conn *conn, struct rdma_cm_id *id)
 
 /*
  * Create the QP of @conn on @id, which is bound to the IA's device, with
- * its CQs (see kdapl_conn_get_cqs()), and move it to INIT.  The IA lock
- * is held.  On failure nothing is left.
+ * its CQs (see kdapl_conn_get_cqs()), move it to INIT and, on iWARP,
+ * post the receive of the initiator-first exchange.  The IA lock is
+ * held.  On failure nothing is left.
  */
-static int kdapl_conn_rtr_recv(struct kdapl_conn *conn);
-
 static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 				       struct rdma_cm_id *id)
 {
@@ -697,6 +697,8 @@ static void kdapl_conn_up(struct kdapl_conn *conn)
 	lockdep_assert_held(&conn->ep->lock);
 	if (conn->up || conn->ended || conn->dying)
 		return;
+	/* The connect timeout has run its course, if it still ran. */
+	del_timer(&conn->timer);
 	conn->up = true;
 	conn->ep->state = DAT_EP_STATE_CONNECTED;
 	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
@@ -780,7 +782,8 @@ static void kdapl_conn_timeout_work(struct work_struct *work)
 	bool ended = false;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (!conn->connected)
+	/* Not made, or on iWARP made but the peer never answered. */
+	if (!conn->connected || (conn->rtr && !conn->up))
 		ended = kdapl_conn_end_locked(conn,
 					      DAT_CONNECTION_EVENT_TIMED_OUT);
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -900,7 +903,12 @@ static void kdapl_conn_established(struct kdapl_conn *conn,
 		       conn->pd_size);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	del_timer(&conn->timer);
+	/*
+	 * The active side of iWARP still waits for the peer's answer in the
+	 * initiator-first exchange: the connect timeout runs until then.
+	 */
+	if (!conn->rtr || conn->passive)
+		del_timer(&conn->timer);
 	kdapl_conn_queue(conn, &conn->rts_work);
 }
 
@@ -951,20 +959,22 @@ static int kdapl_conn_rtr_send(struct kdapl_conn *conn)
 /*
  * Tell the consumer once the QP is usable (kdapl_conn_rts_work() is
  * done) and the peer's message of the exchange is in; the passive side
- * answers first.  ep->lock held, which keeps the QP of a conn that is
- * not dying.  Returns false if the answer could not be posted: the
- * connection is to break.
+ * then answers.  ESTABLISHED is queued before the answer leaves, and the
+ * consumer's own sends, which take ep->lock, come after it.  ep->lock
+ * held, which keeps the QP of a conn that is not dying.  Returns false
+ * if the answer could not be posted: the connection is to break.
  */
 static bool kdapl_conn_ready(struct kdapl_conn *conn)
 {
+	bool answer;
+
 	lockdep_assert_held(&conn->ep->lock);
 	if (!conn->rts_done || conn->rtr_wait)
 		return true;
-	if (conn->rtr && conn->passive && !conn->up && !conn->ended &&
-	    !conn->dying && kdapl_conn_rtr_send(conn))
-		return false;
+	answer = conn->rtr && conn->passive && !conn->up && !conn->ended &&
+		 !conn->dying;
 	kdapl_conn_up(conn);
-	return true;
+	return !answer || !kdapl_conn_rtr_send(conn);
 }
 
 /* The peer's message of the exchange arrived.  ep->lock held; CQ context. */
@@ -1620,8 +1630,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_connect);
  *   no PZ.
  * * %DAT_INVALID_STATE - the IA lost its device.
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
- *   or %DAT_RESOURCE_TEVD - out of memory, or the device refused the QP
- *   or a CQ.
+ *   or %DAT_RESOURCE_TEVD - out of memory, the device refused the QP or
+ *   a CQ, or (%DAT_RESOURCE_TEP) no local port is left for the
+ *   connection (soft iWARP, on the host's TCP ports).
  * * %DAT_INTERNAL_ERROR - the EP still holds an old connection.
  */
 DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,

@@ -1261,7 +1261,8 @@ static DAT_RETURN kdapl_evd_grow_cq(struct kdapl_evd *evd, DAT_COUNT qlen)
 
 /*
  * Room for @n completions in a further CQ of @evd, found or made: for a
- * device that cannot resize its CQs.  IA lock held.
+ * device that cannot resize its CQs, or a queue that would take the
+ * EVD's CQ past the device's max_cqe.  IA lock held.
  */
 static struct ib_cq *kdapl_evd_xcq_reserve(struct kdapl_evd *evd, u32 n)
 {

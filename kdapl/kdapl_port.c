@@ -93,9 +93,6 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
 			break;
 		}
 	}
-	/* Every port TCP offered was rdma_cm's: none is left for us. */
-	if (n == KDAPL_PORT_TRIES && kdapl_port_taken(err))
-		err = -EADDRINUSE;
 	while (n-- > 0)
 		sock_release(tried[n]);
 	return err;
@@ -115,7 +112,7 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
  *
  * Context: process context; may sleep.
  * Return: 0, or the negative errno of rdma_bind_addr() or of the socket:
- * -EADDRINUSE when no port is left.
+ * -EADDRINUSE when TCP has no port left.
  */
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
 		    struct ib_device *ibdev, struct socket **sockp)

@@ -116,10 +116,6 @@ static void shim_ep_create_attr(struct shim_ia *ia, const DAT_EP_ATTR *attr,
 }
 
 /*
- * dat_ep_create() and, with @srq, dat_ep_create_with_srq(); @bad_out is
- * the argument subtype of @ep_handle.
- */
-/*
  * dat_ep_create() and, with @with_srq, dat_ep_create_with_srq(): the
  * arguments are checked in kDAT's order (the EP pointer, the IA, the PZ,
  * the EVDs, the SRQ; the attributes in the kernel), so that a call with

@@ -251,10 +251,12 @@ static void cmw_eps(struct kunit *test, struct kdapl_test_pair *p,
  * registration.  On RoCE the client is established meanwhile.  On iWARP
  * it is not: its ESTABLISHED waits for the server's answer in the
  * initiator-first exchange, which follows the server's own ESTABLISHED,
- * so it stays ACTIVE_CONNECTION_PENDING.  *@sin is the address.
+ * so it stays ACTIVE_CONNECTION_PENDING.  *@sin is the address; the
+ * client's connect timeout is @timeout.
  */
 static void cmw_connect_held(struct kunit *test, struct kdapl_test_pair *p,
-			     struct sockaddr_in *sin, DAT_PSP_HANDLE *psp)
+			     struct sockaddr_in *sin, DAT_PSP_HANDLE *psp,
+			     DAT_TIMEOUT timeout)
 {
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev;
@@ -271,7 +273,7 @@ static void cmw_connect_held(struct kunit *test, struct kdapl_test_pair *p,
 					     DAT_PSP_CONSUMER_FLAG, psp),
 			DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, dat_ep_connect(p->cli, (struct sockaddr *)sin,
-					     p->qual, DAT_TIMEOUT_INFINITE, 0,
+					     p->qual, timeout, 0,
 					     NULL, DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
 	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(p->cr, &ev,
@@ -336,7 +338,7 @@ static void cmw_slow_reg_test(struct kunit *test)
 					       (DAT_DTO_COOKIE)1ULL, 0),
 			DAT_SUCCESS);
 
-	cmw_connect_held(test, &p, &sin, &psp);
+	cmw_connect_held(test, &p, &sin, &psp, DAT_TIMEOUT_INFINITE);
 	/*
 	 * Accepted, its QP completing on its EVDs: COMPLETION_PENDING,
 	 * where they cannot change.
@@ -429,11 +431,13 @@ static void cmw_slow_reg_test(struct kunit *test)
 }
 
 /*
- * A pair on @qual, connected with cmw_connect_held() through *@psp: the
- * server's PZ has an LMR its connection work must register.
+ * A pair on @qual, connected with cmw_connect_held() through *@psp and a
+ * connect timeout of @timeout: the server's PZ has an LMR its connection
+ * work must register.
  */
 static void cmw_held_pair(struct kunit *test, struct kdapl_test_pair *p,
-			  DAT_CONN_QUAL qual, DAT_PSP_HANDLE *psp)
+			  DAT_CONN_QUAL qual, DAT_PSP_HANDLE *psp,
+			  DAT_TIMEOUT timeout)
 {
 	struct sockaddr_in sin;
 	struct page *pages[2];
@@ -444,7 +448,7 @@ static void cmw_held_pair(struct kunit *test, struct kdapl_test_pair *p,
 	kdapl_test_pair_init(test, p, qual);
 	cmw_eps(test, p, NULL, NULL);
 	cmw_split_lmr(test, p->ia, p->spz, pages, &sctx, &saddr);
-	cmw_connect_held(test, p, &sin, psp);
+	cmw_connect_held(test, p, &sin, psp, timeout);
 }
 
 /* Let the held work go, unhook it, and free what cmw_held_pair() made. */
@@ -473,7 +477,7 @@ static void cmw_peer_disc_test(struct kunit *test)
 	DAT_PSP_HANDLE psp;
 	DAT_EVENT ev;
 
-	cmw_held_pair(test, &p, CMW_QUAL + 1, &psp);
+	cmw_held_pair(test, &p, CMW_QUAL + 1, &psp, DAT_TIMEOUT_INFINITE);
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(p.sconn, &ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
 
@@ -530,7 +534,7 @@ static void cmw_rts_fail_test(struct kunit *test)
 	struct kdapl_test_pair p;
 	DAT_PSP_HANDLE psp;
 
-	cmw_held_pair(test, &p, CMW_QUAL + 2, &psp);
+	cmw_held_pair(test, &p, CMW_QUAL + 2, &psp, DAT_TIMEOUT_INFINITE);
 	WRITE_ONCE(cmw_hold.err, -EIO);
 	complete_all(&cmw_hold.release);
 	cmw_expect_made_broken(test, &p, psp);
@@ -547,7 +551,7 @@ static void cmw_qp_fatal_test(struct kunit *test)
 	DAT_PSP_HANDLE psp;
 	struct kdapl_ep *e;
 
-	cmw_held_pair(test, &p, CMW_QUAL + 3, &psp);
+	cmw_held_pair(test, &p, CMW_QUAL + 3, &psp, DAT_TIMEOUT_INFINITE);
 	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, p.srv, EP,
 					DAT_INVALID_HANDLE_EP, &e),
 			DAT_SUCCESS);
@@ -555,6 +559,47 @@ static void cmw_qp_fatal_test(struct kunit *test)
 	kdapl_cm_qp_broken(e, READ_ONCE(e->qp));
 	kdapl_object_put(&e->obj);
 	cmw_expect_made_broken(test, &p, psp);
+}
+
+/* The client's connect timeout in cmw_answer_timeout_test(). */
+#define CMW_TIMEOUT_MS		2000
+
+/*
+ * A connect timeout covers the whole establishment.  On iWARP the client
+ * waits for the server's answer, which the held registration keeps back:
+ * when its timeout expires it ends with TIMED_OUT, and the server, whose
+ * connection was made, hears ESTABLISHED and then the end of it.  On
+ * RoCE the client is established first, and the timeout ends nothing.
+ */
+static void cmw_answer_timeout_test(struct kunit *test)
+{
+	struct kdapl_test_pair p;
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+
+	cmw_held_pair(test, &p, CMW_QUAL + 5, &psp,
+		      CMW_TIMEOUT_MS * USEC_PER_MSEC);
+	if (!kdapl_test_iwarp(test)) {
+		msleep(CMW_TIMEOUT_MS + 500);
+		KUNIT_EXPECT_EQ(test, dat_evd_dequeue(p.conn, &ev),
+				KDAPL_ERR(DAT_QUEUE_EMPTY, 0));
+		KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.cli),
+				DAT_EP_STATE_CONNECTED);
+		cmw_held_pair_free(test, &p, psp);
+		return;
+	}
+	kdapl_test_expect_conn(test, p.conn, p.cli,
+			       DAT_CONNECTION_EVENT_TIMED_OUT, NULL);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, p.cli),
+			DAT_EP_STATE_DISCONNECTED);
+	kdapl_test_expect_conn(test, p.sconn, p.srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(p.sconn, &ev,
+						KDAPL_TEST_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test,
+			  ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+			  ev.event_number == DAT_CONNECTION_EVENT_BROKEN);
+	cmw_held_pair_free(test, &p, psp);
 }
 
 /* Breaks an EP from a work item: the break waits for the held work. */
@@ -590,7 +635,7 @@ static void cmw_ep_break_test(struct kunit *test)
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	cmw_held_pair(test, &p, CMW_QUAL + 4, &psp);
+	cmw_held_pair(test, &p, CMW_QUAL + 4, &psp, DAT_TIMEOUT_INFINITE);
 	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, p.srv, EP,
 					DAT_INVALID_HANDLE_EP, &b->ep),
 			DAT_SUCCESS);
@@ -626,6 +671,7 @@ static struct kunit_case kdapl_cmwork_test_cases[] = {
 	KUNIT_CASE_PARAM(cmw_rts_fail_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_qp_fatal_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(cmw_ep_break_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(cmw_answer_timeout_test, kdapl_test_adapter_gen),
 	{}
 };
 
