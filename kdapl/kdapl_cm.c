@@ -691,17 +691,21 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 	kdapl_evd_post(ep->connect_evd, &event);
 }
 
-/* The EP is CONNECTED: tell the consumer, once.  ep->lock held. */
-static void kdapl_conn_up(struct kdapl_conn *conn)
+/*
+ * The EP is CONNECTED: tell the consumer, once.  ep->lock held.  Returns
+ * true if ESTABLISHED was queued now.
+ */
+static bool kdapl_conn_up(struct kdapl_conn *conn)
 {
 	lockdep_assert_held(&conn->ep->lock);
 	if (conn->up || conn->ended || conn->dying)
-		return;
+		return false;
 	/* The connect timeout has run its course, if it still ran. */
 	del_timer(&conn->timer);
 	conn->up = true;
 	conn->ep->state = DAT_EP_STATE_CONNECTED;
 	kdapl_conn_push(conn, DAT_CONNECTION_EVENT_ESTABLISHED);
+	return true;
 }
 
 /*
@@ -966,15 +970,12 @@ static int kdapl_conn_rtr_send(struct kdapl_conn *conn)
  */
 static bool kdapl_conn_ready(struct kdapl_conn *conn)
 {
-	bool answer;
-
 	lockdep_assert_held(&conn->ep->lock);
 	if (!conn->rts_done || conn->rtr_wait)
 		return true;
-	answer = conn->rtr && conn->passive && !conn->up && !conn->ended &&
-		 !conn->dying;
-	kdapl_conn_up(conn);
-	return !answer || !kdapl_conn_rtr_send(conn);
+	if (!kdapl_conn_up(conn) || !conn->rtr || !conn->passive)
+		return true;
+	return !kdapl_conn_rtr_send(conn);
 }
 
 /* The peer's message of the exchange arrived.  ep->lock held; CQ context. */

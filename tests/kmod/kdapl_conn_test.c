@@ -2912,10 +2912,10 @@ out:
  * way: before it arrives, while the connection manager queues it, or
  * after its CR was posted.  Four rounds measure how long a request
  * takes to become a CR (the shortest counts); the delay between the
- * connect and the free then sweeps twice that, round by round.  Every attempt ends with one
- * event on the client; a request that made it to the CR EVD is
- * rejected; how many got that far is printed (on rxe a request is
- * usually faster than the free).  Run under kmemleak, this is also what
+ * connect and the free then sweeps twice that, round by round.  Every
+ * attempt ends with one event on the client; a request that made it to
+ * the CR EVD is rejected; how many got that far is printed (on rxe a
+ * request is usually faster than the free).  Run under kmemleak, this is also what
  * shows whether the passive side of the transport lets go of every
  * refused request.
  */
