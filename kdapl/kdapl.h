@@ -939,6 +939,24 @@ struct kdapl_lmr {
 };
 
 /**
+ * struct kdapl_uwin - pages of a user LMR that an RMR's MR maps
+ * @dev: the device they are DMA-mapped for
+ * @sgt: the pages from the window's first byte to its last
+ * @nents: entries of @sgt after DMA mapping
+ * @writable: pinned for writing
+ * @npages: pages in @pages
+ * @pages: the pinned pages
+ */
+struct kdapl_uwin {
+	struct ib_device *dev;
+	struct sg_table sgt;
+	int nents;
+	bool writable;
+	unsigned int npages;
+	struct page *pages[];
+};
+
+/**
  * struct kdapl_rmr - a Remote Memory Region (a memory window emulated
  *	with fast-registration MRs, bound by work requests)
  * @obj: handle and references
@@ -947,6 +965,8 @@ struct kdapl_lmr {
  *	@cur), @retiring, @busy and @broken; any context
  * @mr: the two MRs binds alternate between; NULL once the device is gone
  *	or after a repair failed (IA lock)
+ * @win: for each of @mr, the pages of a user LMR it maps, or NULL (IA
+ *	lock)
  * @cur: index in @mr of the current binding's MR
  * @max_pages: pages an MR can map
  * @lmr: LMR of the binding last posted (a use), or NULL
@@ -969,6 +989,7 @@ struct kdapl_rmr {
 	struct kdapl_pz *pz;
 	spinlock_t lock;	/* see above */
 	struct ib_mr *mr[2];
+	struct kdapl_uwin *win[2];
 	u8 cur;
 	u32 max_pages;
 	struct kdapl_lmr *lmr;
@@ -1011,6 +1032,9 @@ void kdapl_lmr_sync_range(struct kdapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len,
 			  bool for_cpu);
 DAT_RETURN kdapl_umem_register(struct kdapl_lmr *lmr, struct kdapl_ia *ia);
 void kdapl_umem_release(struct kdapl_lmr *lmr);
+DAT_RETURN kdapl_umem_window(struct ib_device *dev, u64 va, u64 len,
+			     bool writable, struct kdapl_uwin **winp);
+void kdapl_umem_window_release(struct kdapl_uwin *win);
 u64 kdapl_umem_pinned_pages(void);
 void kdapl_lmr_sync_sges(struct kdapl_lmr *const *lmrs,
 			 const struct ib_sge *sge, unsigned int n,

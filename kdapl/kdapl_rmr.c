@@ -151,7 +151,10 @@ static int kdapl_rmr_alloc_mrs(struct kdapl_rmr *rmr, struct ib_pd *pd)
 	return 0;
 }
 
-/* Deregister the MRs of an RMR: every key of theirs is dead.  IA lock. */
+/*
+ * Deregister the MRs of an RMR: every key of theirs is dead, and the
+ * user memory they mapped is unpinned.  IA lock.
+ */
 static void kdapl_rmr_free_mrs(struct kdapl_rmr *rmr)
 {
 	int i;
@@ -160,6 +163,8 @@ static void kdapl_rmr_free_mrs(struct kdapl_rmr *rmr)
 		if (rmr->mr[i])
 			ib_dereg_mr(rmr->mr[i]);
 		rmr->mr[i] = NULL;
+		kdapl_umem_window_release(rmr->win[i]);
+		rmr->win[i] = NULL;
 	}
 }
 
@@ -646,6 +651,45 @@ out:
 	return ret;
 }
 
+/*
+ * Map MR @cur of @rmr over [@va, @va + @len) of @lmr.  The MR's key is
+ * dead when a bind maps it again (the bind that last made the MR spare
+ * invalidated it and has completed), so the user memory it mapped goes
+ * first.  A user LMR's range is pinned for the MR (kdapl_umem_window()).
+ * IA lock held.
+ */
+static DAT_RETURN kdapl_rmr_map_mr(struct kdapl_rmr *rmr, u8 cur,
+				   struct kdapl_lmr *lmr, DAT_VADDR va,
+				   DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv)
+{
+	struct ib_mr *mr = rmr->mr[cur];
+	struct kdapl_uwin *win;
+	DAT_RETURN ret;
+
+	kdapl_umem_window_release(rmr->win[cur]);
+	rmr->win[cur] = NULL;
+	if (!lmr->user_pages)
+		return kdapl_rmr_map(mr, lmr, va, len);
+	if ((va + len - 1) / PAGE_SIZE - va / PAGE_SIZE >= rmr->max_pages)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY_REGION);
+	ret = kdapl_umem_window(rmr->obj.ia->ibdev, va, len,
+				priv & (DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+					DAT_MEM_PRIV_REMOTE_WRITE_FLAG), &win);
+	if (ret)
+		return ret;
+	if (ib_map_mr_sg(mr, win->sgt.sgl, win->nents, NULL, PAGE_SIZE) !=
+	    win->nents) {
+		kdapl_umem_window_release(win);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY_REGION);
+	}
+	mr->iova = va;
+	mr->length = len;
+	rmr->win[cur] = win;
+	return DAT_SUCCESS;
+}
+
 /* Checks of dat_rmr_bind() that need no handle. */
 static DAT_RETURN kdapl_rmr_bind_args(const DAT_LMR_TRIPLET *lmr_triplet,
 				      DAT_MEM_PRIV_FLAGS mem_priv,
@@ -685,7 +729,8 @@ static DAT_RETURN kdapl_rmr_bind_check(struct kdapl_rmr *rmr,
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (lmr && (lmr->obj.ia != ia || list_empty(&lmr->obj.ia_entry)))
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
-	if (!rmr->mr[0] || !ia->ibdev || (lmr && !lmr->sg) ||
+	if (!rmr->mr[0] || !ia->ibdev ||
+	    (lmr && !lmr->sg && !lmr->user_pages) ||
 	    kdapl_rmr_busy(rmr) || READ_ONCE(rmr->broken))
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	/* The MR and the QP must share the protection domain. */
@@ -775,8 +820,8 @@ static DAT_RETURN kdapl_rmr_post(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
 	DAT_RETURN ret;
 
 	if (mr) {
-		ret = kdapl_rmr_map(mr, lmr, t->virtual_address,
-				    t->segment_length);
+		ret = kdapl_rmr_map_mr(rmr, cur, lmr, t->virtual_address,
+				       t->segment_length, priv);
 		if (ret)
 			return ret;
 		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));

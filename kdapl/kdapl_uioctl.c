@@ -664,6 +664,8 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_ucno_##fn, type, fl)
 #define KDAPL_USRQ(nr, fn, type)					\
 	KDAPL_UIOCTL_FN(nr, kdapl_usrq_##fn, type, 0)
+#define KDAPL_URMR(nr, fn, type)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_urmr_##fn, type, 0)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	[KDAPL_NR_HELLO] = {
@@ -721,6 +723,10 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_USRQ(SRQ_QUERY, query, kdapl_ioc_srq_query),
 	KDAPL_USRQ(SRQ_RESIZE, resize, kdapl_ioc_srq_set),
 	KDAPL_USRQ(SRQ_SET_LW, set_lw, kdapl_ioc_srq_set),
+	KDAPL_URMR(RMR_CREATE, create, kdapl_ioc_rmr_create),
+	KDAPL_URMR(RMR_FREE, free, kdapl_ioc_obj_free),
+	KDAPL_URMR(RMR_QUERY, query, kdapl_ioc_rmr_query),
+	KDAPL_URMR(RMR_BIND, bind, kdapl_ioc_rmr_bind),
 };
 
 /* The command's entry, or NULL for an unknown command. */

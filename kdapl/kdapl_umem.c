@@ -18,6 +18,11 @@
  * dat_lmr_free() does only once no work request can reach the memory
  * (kdapl_lmr_forget()).
  *
+ * The driver keeps the pages of a user MR to itself, so an RMR bound to a
+ * range of a user LMR pins that range again (kdapl_umem_window()) and
+ * maps its own MR over it.  Those pins count against the module-wide cap
+ * too, and last until the RMR's MR no longer maps them.
+ *
  * Context: process context, in the process that owns the memory.
  *
  * Copyright (c) 2026 The kdapl authors
@@ -183,4 +188,97 @@ void kdapl_umem_release(struct kdapl_lmr *lmr)
 	}
 	atomic64_sub(lmr->user_pages, &kdapl_umem_pinned);
 	lmr->user_pages = 0;
+}
+
+/* The pages of [@va, @va + @len), pinned and in a table of @win. */
+static DAT_RETURN kdapl_umem_window_pin(struct kdapl_uwin *win, u64 va,
+					u64 len)
+{
+	unsigned int gup = FOLL_LONGTERM | (win->writable ? FOLL_WRITE : 0);
+	int n;
+
+	n = pin_user_pages_fast(va & PAGE_MASK, win->npages, gup, win->pages);
+	if (n != win->npages) {
+		if (n > 0)
+			unpin_user_pages(win->pages, n);
+		return kdapl_umem_error(n < 0 ? n : -EFAULT);
+	}
+	if (sg_alloc_table_from_pages(&win->sgt, win->pages, win->npages,
+				      offset_in_page(va), len, GFP_KERNEL)) {
+		unpin_user_pages(win->pages, win->npages);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_umem_window() - pin a range of user memory for an RMR's MR
+ * @dev: the device of the MR
+ * @va: first byte, an address of the calling process inside a user LMR
+ * @len: bytes, not 0
+ * @writable: the window allows writes
+ * @winp: out: the pages, DMA-mapped for @dev
+ *
+ * Context: process context, in the process that owns the memory.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG3) for memory the
+ * process does not have mapped as @writable asks;
+ * DAT_INSUFFICIENT_RESOURCES (MEMORY) over the module's cap.
+ */
+DAT_RETURN kdapl_umem_window(struct ib_device *dev, u64 va, u64 len,
+			     bool writable, struct kdapl_uwin **winp)
+{
+	u64 npages = (PAGE_ALIGN(va + len) - (va & PAGE_MASK)) >> PAGE_SHIFT;
+	struct kdapl_uwin *win;
+	DAT_RETURN ret;
+
+	if (!kdapl_umem_mapped(va, va + len, writable))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!kdapl_umem_charge(npages))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	win = kvzalloc(struct_size(win, pages, npages), GFP_KERNEL_ACCOUNT);
+	if (!win) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto uncharge;
+	}
+	win->dev = dev;
+	win->npages = npages;
+	win->writable = writable;
+	ret = kdapl_umem_window_pin(win, va, len);
+	if (ret)
+		goto free;
+	win->nents = ib_dma_map_sg(dev, win->sgt.sgl, win->sgt.orig_nents,
+				   DMA_BIDIRECTIONAL);
+	if (win->nents > 0) {
+		*winp = win;
+		return DAT_SUCCESS;
+	}
+	ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	sg_free_table(&win->sgt);
+	unpin_user_pages(win->pages, win->npages);
+free:
+	kvfree(win);
+uncharge:
+	atomic64_sub(npages, &kdapl_umem_pinned);
+	return ret;
+}
+
+/**
+ * kdapl_umem_window_release() - unmap and unpin an RMR's user window
+ * @win: the window, or NULL; no key of an MR maps it any more
+ *
+ * Context: process context (any process).
+ */
+void kdapl_umem_window_release(struct kdapl_uwin *win)
+{
+	if (!win)
+		return;
+	ib_dma_unmap_sg(win->dev, win->sgt.sgl, win->sgt.orig_nents,
+			DMA_BIDIRECTIONAL);
+	sg_free_table(&win->sgt);
+	unpin_user_pages_dirty_lock(win->pages, win->npages, win->writable);
+	atomic64_sub(win->npages, &kdapl_umem_pinned);
+	kvfree(win);
 }

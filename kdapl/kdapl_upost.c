@@ -145,6 +145,27 @@ static bool kdapl_upost_read(struct kdapl_upost *post, u32 idx,
 	return !r->reserved;
 }
 
+/*
+ * An RDMA Read into an RMR: the record's one segment is the sink, read as
+ * a DAT_RMR_TRIPLET.  post->lock held.
+ */
+static DAT_RETURN kdapl_upost_read_to_rmr(struct kdapl_upost *post,
+					  const struct kdapl_post_record *r,
+					  DAT_DTO_COOKIE cookie,
+					  const DAT_RMR_TRIPLET *remote)
+{
+	const DAT_LMR_TRIPLET *t = &post->iov[0];
+	DAT_RMR_TRIPLET sink;
+
+	if (r->num_segments != 1)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	sink.virtual_address = t->virtual_address;
+	sink.segment_length = t->segment_length;
+	sink.rmr_context = t->lmr_context;
+	return kdapl_ep_post_rdma_read_to_rmr(&post->ufile->owner, post->ep,
+					      &sink, cookie, remote, r->flags);
+}
+
 /* Post the record read into @r; post->lock held. */
 static DAT_RETURN kdapl_upost_one(struct kdapl_upost *post,
 				  const struct kdapl_post_record *r)
@@ -172,6 +193,14 @@ static DAT_RETURN kdapl_upost_one(struct kdapl_upost *post,
 		return kdapl_ep_post_rdma_read(owner, post->ep,
 					       r->num_segments, post->iov,
 					       cookie, &remote, r->flags);
+	case KDAPL_POST_SEND_INVALIDATE:
+		return kdapl_ep_post_send_with_invalidate(owner, post->ep,
+							  r->num_segments,
+							  post->iov, cookie,
+							  r->flags, DAT_TRUE,
+							  r->remote.context);
+	case KDAPL_POST_RDMA_READ_TO_RMR:
+		return kdapl_upost_read_to_rmr(post, r, cookie, &remote);
 	default:
 		return dat_error(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
 	}
@@ -200,8 +229,10 @@ static void kdapl_upost_fail(struct kdapl_upost *post,
 	DAT_DTO_COOKIE cookie = { .as_64 = r->cookie };
 	DAT_DTOS op = r->op;
 
-	if (op != DAT_DTO_RECEIVE && op != DAT_DTO_RDMA_WRITE &&
-	    op != DAT_DTO_RDMA_READ)
+	if (op == KDAPL_POST_RDMA_READ_TO_RMR)
+		op = DAT_DTO_RDMA_READ;
+	else if (op != DAT_DTO_RECEIVE && op != DAT_DTO_RDMA_WRITE &&
+		 op != DAT_DTO_RDMA_READ)
 		op = DAT_DTO_SEND;
 	kdapl_ep_post_failed(&post->ufile->owner, post->ep, op, cookie,
 			     kdapl_upost_status(ret));

@@ -255,6 +255,7 @@ static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
 	u->length = d->transfered_length;
 	u->data[0] = kdapl_uring_cookie(ring, d->ep_handle);
 	u->data[1] = d->operation;
+	u->data[2] = d->rmr_context;
 }
 
 /*
@@ -335,6 +336,7 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 			     struct kdapl_uevent_ext *x, const DAT_EVENT *ev)
 {
+	const DAT_RMR_BIND_COMPLETION_EVENT_DATA *rmr;
 	const DAT_CONNECTION_EVENT_DATA *conn;
 	const DAT_ASYNCH_ERROR_EVENT_DATA *async;
 
@@ -362,6 +364,12 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 		break;
 	case DAT_SOFTWARE_EVENT:
 		u->data[0] = (uintptr_t)ev->event_data.software_event_data.pointer;
+		break;
+	case DAT_RMR_BIND_COMPLETION_EVENT:
+		rmr = &ev->event_data.rmr_completion_event_data;
+		u->cookie = rmr->user_cookie.as_64;
+		u->status = rmr->status;
+		u->data[0] = kdapl_uring_cookie(ring, rmr->rmr_handle);
 		break;
 	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
 	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:

@@ -309,6 +309,12 @@ int kdapl_usrq_resize(struct kdapl_ufile *ufile, void *arg,
 int kdapl_usrq_set_lw(struct kdapl_ufile *ufile, void *arg,
 		      DAT_RETURN *status);
 
+int kdapl_urmr_create(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+int kdapl_urmr_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_urmr_query(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+int kdapl_urmr_bind(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+
 int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
 		      DAT_RETURN *status);
 int kdapl_ucno_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);

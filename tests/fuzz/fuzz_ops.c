@@ -553,6 +553,51 @@ static void op_srq_set(struct fz_thread *t)
 		 KDAPL_NR_SRQ_SET_LW, &a);
 }
 
+static void op_rmr_create(struct fz_thread *t)
+{
+	struct kdapl_ioc_rmr_create a;
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.pz_id = fz_pick(t, FZ_PZ);
+	a.cookie = fz_rand(t);
+	a.reserved = fz_reserved(t);
+	if (fz_ioctl(t, KDAPL_NR_RMR_CREATE, &a) == DAT_SUCCESS)
+		fz_put(t->proc, FZ_RMR, a.rmr_id);
+}
+
+static void op_rmr_query(struct fz_thread *t)
+{
+	struct kdapl_ioc_rmr_query a;
+
+	FZ_ARG(a);
+	a.rmr_id = fz_pick(t, FZ_RMR);
+	a.reserved = fz_reserved(t);
+	fz_ioctl(t, KDAPL_NR_RMR_QUERY, &a);
+}
+
+/* A bind over one of the process's LMRs, an unbind, or nonsense. */
+static void op_rmr_bind(struct fz_thread *t)
+{
+	struct kdapl_ioc_rmr_bind a;
+	struct kdapl_post_sge seg;
+
+	FZ_ARG(a);
+	fz_segments(t, &seg, 1);
+	a.rmr_id = fz_pick(t, FZ_RMR);
+	a.lmr_id = fz_pick(t, FZ_LMR);
+	a.ep_id = fz_pick(t, FZ_EP);
+	a.mem_priv = fz_chance(t, 90) ? fz_below(t, 0x80) : fz_rand(t);
+	a.virtual_address = seg.virtual_address;
+	a.segment_length = fz_chance(t, 20) ? 0 : seg.segment_length;
+	a.lmr_context = seg.context;
+	a.va_type = fz_chance(t, 90) ? DAT_VA_TYPE_VA : fz_rand(t);
+	a.completion_flags = fz_chance(t, 90) ? fz_below(t, 0x20) : fz_rand(t);
+	a.cookie = fz_rand(t);
+	a.reserved = fz_reserved(t);
+	fz_ioctl(t, KDAPL_NR_RMR_BIND, &a);
+}
+
 #define FZ_FREE_OP(name, nr, kind)					\
 	static void op_##name(struct fz_thread *t)			\
 	{								\
@@ -569,6 +614,7 @@ FZ_FREE_OP(psp_free, PSP_FREE, FZ_PSP)
 FZ_FREE_OP(rsp_free, RSP_FREE, FZ_RSP)
 FZ_FREE_OP(cno_free, CNO_FREE, FZ_CNO)
 FZ_FREE_OP(srq_free, SRQ_FREE, FZ_SRQ)
+FZ_FREE_OP(rmr_free, RMR_FREE, FZ_RMR)
 
 const struct fz_op fz_obj_ops[] = {
 	{ "ia_open", 3, op_ia_open },
@@ -612,6 +658,10 @@ const struct fz_op fz_obj_ops[] = {
 	{ "srq_post", 2, op_srq_post },
 	{ "srq_query", 1, op_srq_query },
 	{ "srq_set", 1, op_srq_set },
+	{ "rmr_create", 2, op_rmr_create },
+	{ "rmr_free", 1, op_rmr_free },
+	{ "rmr_query", 1, op_rmr_query },
+	{ "rmr_bind", 2, op_rmr_bind },
 };
 
 const unsigned int fz_nr_obj_ops = ARRAY_SIZE(fz_obj_ops);

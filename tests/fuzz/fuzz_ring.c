@@ -76,11 +76,13 @@ static void fz_record(struct fz_thread *t, struct fz_rec *rec)
 	static const __u32 ops[] = {
 		DAT_DTO_SEND, DAT_DTO_RECEIVE, DAT_DTO_RECEIVE,
 		DAT_DTO_RDMA_WRITE, DAT_DTO_RDMA_READ,
+		KDAPL_POST_SEND_INVALIDATE, KDAPL_POST_RDMA_READ_TO_RMR,
 	};
 	unsigned int i, n;
 
 	memset(rec, 0, sizeof(*rec));
-	rec->r.op = fz_chance(t, 95) ? ops[fz_below(t, 5)] : fz_rand(t);
+	rec->r.op = fz_chance(t, 95) ? ops[fz_below(t, ARRAY_SIZE(ops))] :
+		fz_rand(t);
 	n = fz_below(t, 4);
 	rec->r.num_segments = fz_chance(t, 95) ? n : fz_rand(t);
 	rec->r.flags = fz_chance(t, 85) ? DAT_COMPLETION_DEFAULT_FLAG :

@@ -214,6 +214,52 @@ static void upost_event_test(struct kunit *test)
 }
 
 /*
+ * The RMR operations of a post ring.  An RDMA Read into an RMR takes
+ * exactly one segment, its sink (more is a bad I/O vector, as for
+ * dat_ep_post_rdma_read_to_rmr()); refused in the middle of a batch, it
+ * completes as an RDMA Read, a Send with invalidate as a Send.
+ */
+static void upost_rmr_ops_test(struct kunit *test)
+{
+	struct upost_env *env = upost_env_init(test);
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	struct kdapl_post_record *r;
+	DAT_EVENT ev;
+	u32 tail;
+
+	r = upost_rec(env);
+	r->op = KDAPL_POST_RDMA_READ_TO_RMR;
+	r->num_segments = 2;
+	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+
+	r = upost_rec(env);
+	r->op = KDAPL_POST_RDMA_READ_TO_RMR;
+	r->num_segments = 1;
+	r->cookie = 0x31;
+	r = upost_rec(env);
+	r->op = KDAPL_POST_SEND_INVALIDATE;
+	r->cookie = 0x32;
+	upost_rec(env)->op = DAT_DTO_RECEIVE;
+	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, tail, 4U);
+
+	d = &ev.event_data.dto_completion_event_data;
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+						&ev),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x31ULL);
+	KUNIT_EXPECT_EQ(test, d->operation, DAT_DTO_RDMA_READ);
+	KUNIT_EXPECT_NE(test, d->status, DAT_DTO_SUCCESS);
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+						&ev),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x32ULL);
+	KUNIT_EXPECT_EQ(test, d->operation, DAT_DTO_SEND);
+	KUNIT_EXPECT_NE(test, d->status, DAT_DTO_SUCCESS);
+}
+
+/*
  * A ring that names an EP of another owner (here a kernel consumer's)
  * posts nothing on it: the file's owner does not own the handle.
  */
@@ -245,6 +291,7 @@ static struct kunit_case kdapl_upost_test_cases[] = {
 	KUNIT_CASE_PARAM(upost_records_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_head_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_event_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(upost_rmr_ops_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_owner_test, kdapl_test_adapter_gen),
 	{}
 };

@@ -802,6 +802,88 @@ struct kdapl_ioc_cr_handoff {
 	__u64 conn_qual;
 };
 
+/**
+ * struct kdapl_ioc_rmr_create - create a Remote Memory Region
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @pz_id: its PZ
+ * @cookie: put in the bind completion events of the RMR
+ * @rmr_id: out: the RMR, unbound
+ * @reserved: zero
+ */
+struct kdapl_ioc_rmr_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 pz_id;
+	__u64 cookie;
+	__u32 rmr_id;
+	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_rmr_query - the binding of an RMR
+ * @head: see struct kdapl_ioc_head
+ * @rmr_id: the RMR
+ * @mem_priv: out: DAT_MEM_PRIV_FLAGS of the window, 0 when unbound
+ * @virtual_address: out: the first byte of the bound range
+ * @segment_length: out: its length, 0 when unbound
+ * @lmr_context: out: the lmr_context of the LMR the range lies in
+ * @rmr_context: out: the key peers use, 0 when unbound
+ * @rmr_scope: out: DAT_RMR_SCOPE
+ * @va_type: out: DAT_VA_TYPE
+ * @reserved: zero
+ *
+ * The IA and PZ of the RMR are the library's to report: it created it.
+ */
+struct kdapl_ioc_rmr_query {
+	struct kdapl_ioc_head head;
+	__u32 rmr_id;
+	__u32 mem_priv;
+	__u64 virtual_address;
+	__u32 segment_length;
+	__u32 lmr_context;
+	__u32 rmr_context;
+	__u32 rmr_scope;
+	__u32 va_type;
+	__u32 reserved;
+};
+
+/**
+ * struct kdapl_ioc_rmr_bind - bind an RMR to a range of an LMR, or unbind
+ * @head: see struct kdapl_ioc_head
+ * @rmr_id: the RMR
+ * @lmr_id: the LMR the range lies in; ignored when unbinding
+ * @ep_id: the connected EP the bind is posted on
+ * @mem_priv: DAT_MEM_PRIV_FLAGS of the window
+ * @virtual_address: the first byte of the range
+ * @segment_length: its length; 0 unbinds
+ * @lmr_context: the LMR's lmr_context
+ * @va_type: DAT_VA_TYPE
+ * @completion_flags: DAT_COMPLETION_FLAGS
+ * @cookie: the DAT_RMR_COOKIE of the completion event
+ * @rmr_context: out: the new key, 0 after an unbind
+ * @reserved: zero
+ *
+ * The bind is posted on the EP's send queue after every request the
+ * process published in the EP's post ring, and completes with a
+ * DAT_RMR_BIND_COMPLETION_EVENT on the EP's request EVD (dat_rmr_bind()).
+ */
+struct kdapl_ioc_rmr_bind {
+	struct kdapl_ioc_head head;
+	__u32 rmr_id;
+	__u32 lmr_id;
+	__u32 ep_id;
+	__u32 mem_priv;
+	__u64 virtual_address;
+	__u32 segment_length;
+	__u32 lmr_context;
+	__u32 va_type;
+	__u32 completion_flags;
+	__u64 cookie;
+	__u32 rmr_context;
+	__u32 reserved;
+};
+
 /*
  * The event ring of an EVD, mapped read-write by the process at the
  * offset and size the create call gave:
@@ -872,8 +954,13 @@ struct kdapl_uevent_ext {
  *	where an event creates one
  * @reserved: zero
  * @data: per event: DTO events: [0] the EP's cookie, [1] the DAT_DTOS
- *	operation; connection requests: [0] the connection qualifier,
- *	[1] the peer's port; software events: [0] the pointer
+ *	operation, [2] the rmr_context a receive with invalidate
+ *	invalidated; connection requests: [0] the connection qualifier,
+ *	[1] the peer's port; software events: [0] the pointer; RMR bind
+ *	completions: [0] the RMR's cookie
+ *
+ * An RMR bind completion carries the bind's DAT_RMR_COOKIE in @cookie and
+ * its DAT_RMR_BIND_COMPLETION_STATUS in @status.
  */
 struct kdapl_uevent {
 	__u32 number;
@@ -943,9 +1030,23 @@ struct kdapl_post_sge {
 	__u32 context;
 };
 
+/*
+ * Operations of a post record beyond DAT_DTOS.  KDAPL_POST_SEND_INVALIDATE
+ * is a Send that invalidates the peer's RMR whose rmr_context is
+ * @remote.context (dat_ep_post_send_with_invalidate()).
+ * KDAPL_POST_RDMA_READ_TO_RMR is an RDMA Read into a bound RMR of the EP's
+ * PZ: the record's one segment is the sink, with the rmr_context in its
+ * context (dat_ep_post_rdma_read_to_rmr()).  Both complete as DAT_DTO_SEND
+ * and DAT_DTO_RDMA_READ do.  A module whose max_command is not beyond
+ * KDAPL_NR_RMR_BIND refuses them.
+ */
+#define KDAPL_POST_SEND_INVALIDATE	0x100
+#define KDAPL_POST_RDMA_READ_TO_RMR	0x101
+
 /**
  * struct kdapl_post_record - one work request in a post ring
- * @op: DAT_DTOS: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE
+ * @op: DAT_DTOS: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE, or
+ *	KDAPL_POST_SEND_INVALIDATE or KDAPL_POST_RDMA_READ_TO_RMR
  * @num_segments: local segments in @sge, at most the ring's max_iov
  * @flags: DAT_COMPLETION_FLAGS
  * @reserved: zero
@@ -1009,6 +1110,10 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_SRQ_QUERY = 0x2a,
 	KDAPL_NR_SRQ_RESIZE = 0x2b,
 	KDAPL_NR_SRQ_SET_LW = 0x2c,
+	KDAPL_NR_RMR_CREATE = 0x2d,
+	KDAPL_NR_RMR_FREE = 0x2e,
+	KDAPL_NR_RMR_QUERY = 0x2f,
+	KDAPL_NR_RMR_BIND = 0x30,
 	KDAPL_NR_MAX
 };
 
@@ -1064,5 +1169,9 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_SRQ_QUERY	KDAPL_IOC(KDAPL_NR_SRQ_QUERY)
 #define KDAPL_IOC_SRQ_RESIZE	KDAPL_IOC(KDAPL_NR_SRQ_RESIZE)
 #define KDAPL_IOC_SRQ_SET_LW	KDAPL_IOC(KDAPL_NR_SRQ_SET_LW)
+#define KDAPL_IOC_RMR_CREATE	KDAPL_IOC(KDAPL_NR_RMR_CREATE)
+#define KDAPL_IOC_RMR_FREE	KDAPL_IOC(KDAPL_NR_RMR_FREE)
+#define KDAPL_IOC_RMR_QUERY	KDAPL_IOC(KDAPL_NR_RMR_QUERY)
+#define KDAPL_IOC_RMR_BIND	KDAPL_IOC(KDAPL_NR_RMR_BIND)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

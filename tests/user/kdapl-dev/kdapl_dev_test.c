@@ -1784,6 +1784,120 @@ static int test_post(void)
 	return 0;
 }
 
+/* RMR creation and queries: reserved fields, another file's objects. */
+static int rmr_checks(struct pair *p, __u32 *rmr_id)
+{
+	struct kdapl_ioc_rmr_create c = { .ia_id = p->s.ia.ia_id,
+					  .pz_id = p->s.pz_id,
+					  .cookie = 0x4242, .reserved = 1 };
+	struct kdapl_ioc_rmr_query q = { 0 };
+	int fd2 = dev_open();
+
+	if (CALL(p->s.fd, RMR_CREATE, c) != -EINVAL)
+		return FAIL("create with a reserved field");
+	c.reserved = 0;
+	if (fd2 < 0 || CALL(fd2, RMR_CREATE, c) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA))
+		return FAIL("create on another file's IA");
+	close(fd2);
+	if (CALL(p->s.fd, RMR_CREATE, c) != DAT_SUCCESS)
+		return FAIL("create");
+	*rmr_id = q.rmr_id = c.rmr_id;
+	if (CALL(p->c.fd, RMR_QUERY, q) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR))
+		return FAIL("query of another file's RMR");
+	q.reserved = 1;
+	if (CALL(p->s.fd, RMR_QUERY, q) != -EINVAL)
+		return FAIL("query with a reserved field");
+	q.reserved = 0;
+	if (CALL(p->s.fd, RMR_QUERY, q) != DAT_SUCCESS || q.rmr_context ||
+	    q.segment_length || q.va_type != DAT_VA_TYPE_VA)
+		return FAIL("query of an unbound RMR: context %#x length %u",
+			    q.rmr_context, q.segment_length);
+	return 0;
+}
+
+/*
+ * The RMR commands.  A bind goes to the send queue after the records the
+ * process published in the EP's post ring without ringing: the Send
+ * published first completes first, and the ring is empty when the bind
+ * returns.  Its completion carries the RMR's and the bind's cookies.
+ */
+static int test_rmr(void)
+{
+	struct kdapl_ioc_rmr_bind b = { .mem_priv = DAT_MEM_PRIV_ALL_FLAG,
+					.va_type = DAT_VA_TYPE_VA,
+					.segment_length = 4096,
+					.cookie = 0xb1 };
+	struct kdapl_ioc_rmr_query q = { 0 };
+	struct kdapl_post_record *r;
+	struct kdapl_uevent ev;
+	struct pair p;
+
+	if (pair_open(&p, 4446) || rmr_checks(&p, &b.rmr_id))
+		return -1;
+	b.ep_id = p.s.ep_id;
+	b.lmr_id = p.sl.lmr_id;
+	b.lmr_context = p.sl.lmr_context;
+	b.virtual_address = (uintptr_t)p.sbuf;
+	b.reserved = 1;
+	if (CALL(p.s.fd, RMR_BIND, b) != -EINVAL)
+		return FAIL("bind with a reserved field");
+	b.reserved = 0;
+	b.lmr_id = p.s.pz_id;
+	if (CALL(p.s.fd, RMR_BIND, b) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR))
+		return FAIL("bind of a PZ's id as LMR");
+	b.lmr_id = p.sl.lmr_id;
+
+	pring_put(&p.cp, DAT_DTO_RECEIVE, 0x301, p.cl.lmr_context, p.cbuf, 64);
+	if (doorbell(&p.c, KDAPL_POST_SYNC) != DAT_SUCCESS)
+		return FAIL("receive");
+	memset(p.sbuf + 8192, 0x77, 16);
+	pring_put(&p.sp, DAT_DTO_SEND, 0x300, p.sl.lmr_context, p.sbuf + 8192,
+		  16);
+	if (CALL(p.s.fd, RMR_BIND, b) != DAT_SUCCESS || !b.rmr_context)
+		return FAIL("bind: context %#x", b.rmr_context);
+	if (p.sp.hdr->tail != p.sp.head)
+		return FAIL("bind left the ring at %u of %u", p.sp.hdr->tail,
+			    p.sp.head);
+	if (dto_expect(&p.s, 0x300, DAT_DTO_SUCCESS, -1) ||
+	    next_event(p.s.fd, p.s.dto_id, &p.s.dto, &ev))
+		return -1;
+	if (ev.number != DAT_RMR_BIND_COMPLETION_EVENT || ev.cookie != 0xb1 ||
+	    ev.status != DAT_RMR_BIND_SUCCESS || ev.data[0] != 0x4242)
+		return FAIL("bind completion %#x cookie %#llx status %u rmr %#llx",
+			    ev.number, (unsigned long long)ev.cookie,
+			    ev.status, (unsigned long long)ev.data[0]);
+	if (dto_expect(&p.c, 0x301, DAT_DTO_SUCCESS, 16))
+		return -1;
+
+	/* The client writes through the new context. */
+	r = pring_put(&p.cp, DAT_DTO_RDMA_WRITE, 0x302, p.cl.lmr_context,
+		      p.cbuf + 1024, 64);
+	r->remote.virtual_address = (uintptr_t)p.sbuf + 4032;
+	r->remote.segment_length = 64;
+	r->remote.context = b.rmr_context;
+	if (doorbell(&p.c, KDAPL_POST_SYNC) != DAT_SUCCESS ||
+	    dto_expect(&p.c, 0x302, DAT_DTO_SUCCESS, -1))
+		return FAIL("RDMA Write through the RMR");
+	if (memcmp(p.sbuf + 4032, p.cbuf + 1024, 64))
+		return FAIL("data written through the RMR differs");
+	q.rmr_id = b.rmr_id;
+	if (CALL(p.s.fd, RMR_QUERY, q) != DAT_SUCCESS ||
+	    q.rmr_context != b.rmr_context || q.segment_length != 4096 ||
+	    q.virtual_address != (uintptr_t)p.sbuf ||
+	    q.lmr_context != p.sl.lmr_context ||
+	    q.mem_priv != DAT_MEM_PRIV_ALL_FLAG)
+		return FAIL("query of the bound RMR");
+	if (obj_free(p.s.fd, KDAPL_IOC_RMR_FREE, b.rmr_id) != DAT_SUCCESS ||
+	    obj_free(p.s.fd, KDAPL_IOC_RMR_FREE, b.rmr_id) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR))
+		return FAIL("free");
+	pair_close(&p);
+	return 0;
+}
+
 /* Refused records: synchronously for the last, as events for the rest. */
 static int test_post_errors(void)
 {
@@ -1915,7 +2029,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..20\n");
+	printf("TAP version 13\n1..21\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -1936,5 +2050,6 @@ int main(int argc, char **argv)
 	tap_run("post_errors", test_post_errors);
 	tap_run("post_hostile", test_post_hostile);
 	tap_run("srq", test_srq);
+	tap_run("rmr", test_rmr);
 	return tap_done("kdapl_dev_test");
 }
