@@ -205,6 +205,16 @@ struct shim_srq {
 };
 
 /**
+ * struct shim_rmr - a Remote Memory Region
+ * @obj: handle head
+ * @pz: its PZ, which dat_rmr_query() reports
+ */
+struct shim_rmr {
+	struct shim_obj obj;
+	DAT_PZ_HANDLE pz;
+};
+
+/**
  * struct shim_sp - a service point
  * @obj: handle head
  * @qual: its connection qualifier
@@ -341,6 +351,30 @@ DAT_RETURN shim_srq_query(DAT_SRQ_HANDLE srq, DAT_SRQ_PARAM_MASK mask,
 			  DAT_SRQ_PARAM *param);
 DAT_RETURN shim_srq_resize(DAT_SRQ_HANDLE srq, DAT_COUNT max_recv_dtos);
 DAT_RETURN shim_srq_set_lw(DAT_SRQ_HANDLE srq, DAT_COUNT low_watermark);
+
+int shim_rmr_supported(const struct shim_ia *ia);
+DAT_RETURN shim_rmr_create(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr);
+DAT_RETURN shim_rmr_create_for_ep(DAT_PZ_HANDLE pz, DAT_RMR_HANDLE *rmr);
+DAT_RETURN shim_rmr_query(DAT_RMR_HANDLE rmr, DAT_RMR_PARAM_MASK mask,
+			  DAT_RMR_PARAM *param);
+DAT_RETURN shim_rmr_bind(DAT_RMR_HANDLE rmr, DAT_LMR_HANDLE lmr,
+			 const DAT_LMR_TRIPLET *triplet,
+			 DAT_MEM_PRIV_FLAGS mem_priv, DAT_VA_TYPE va_type,
+			 DAT_EP_HANDLE ep, DAT_RMR_COOKIE cookie,
+			 DAT_COMPLETION_FLAGS flags,
+			 DAT_RMR_CONTEXT *rmr_context);
+DAT_RETURN shim_rmr_free(DAT_RMR_HANDLE rmr);
+DAT_RETURN shim_ep_post_send_with_invalidate(DAT_EP_HANDLE ep, DAT_COUNT n,
+					     DAT_LMR_TRIPLET *iov,
+					     DAT_DTO_COOKIE cookie,
+					     DAT_COMPLETION_FLAGS flags,
+					     DAT_BOOLEAN invalidate,
+					     DAT_RMR_CONTEXT rmr_context);
+DAT_RETURN shim_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE ep,
+					 const DAT_RMR_TRIPLET *local,
+					 DAT_DTO_COOKIE cookie,
+					 const DAT_RMR_TRIPLET *remote,
+					 DAT_COMPLETION_FLAGS flags);
 
 DAT_RETURN shim_ep_recv_query(DAT_EP_HANDLE ep, DAT_COUNT *nbufs,
 			      DAT_COUNT *span);

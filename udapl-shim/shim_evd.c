@@ -129,6 +129,8 @@ static bool shim_evd_convert(struct shim_evd *evd,
 	DAT_DTO_COMPLETION_EVENT_DATA *dto =
 		&e->event_data.dto_completion_event_data;
 	DAT_CONNECTION_EVENT_DATA *conn = &e->event_data.connect_event_data;
+	DAT_RMR_BIND_COMPLETION_EVENT_DATA *rmr =
+		&e->event_data.rmr_completion_event_data;
 
 	e->event_number = u->number;
 	e->evd_handle = (DAT_EVD_HANDLE)evd;
@@ -139,6 +141,7 @@ static bool shim_evd_convert(struct shim_evd *evd,
 		dto->status = u->status;
 		dto->transfered_length = u->length;
 		dto->operation = u->data[1];
+		dto->rmr_context = u->data[2];
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
 		cr->sp_handle.psp_handle = (DAT_PSP_HANDLE)(uintptr_t)u->cookie;
@@ -163,6 +166,11 @@ static bool shim_evd_convert(struct shim_evd *evd,
 	case DAT_SOFTWARE_EVENT:
 		e->event_data.software_event_data.pointer =
 			(DAT_PVOID)(uintptr_t)u->data[0];
+		break;
+	case DAT_RMR_BIND_COMPLETION_EVENT:
+		rmr->rmr_handle = (DAT_RMR_HANDLE)(uintptr_t)u->data[0];
+		rmr->user_cookie.as_64 = u->cookie;
+		rmr->status = u->status;
 		break;
 	case DAT_ASYNC_ERROR_EVD_OVERFLOW:
 	case DAT_ASYNC_ERROR_IA_CATASTROPHIC:

@@ -90,7 +90,7 @@ static DAT_RETURN shim_post_ring(struct shim_ep *ep, __u32 flags)
 }
 
 /* Write one record at the head and publish it; ep->lock held. */
-static void shim_post_write(struct shim_ep *ep, DAT_DTOS op, DAT_COUNT n,
+static void shim_post_write(struct shim_ep *ep, __u32 op, DAT_COUNT n,
 			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 			    const DAT_RMR_TRIPLET *remote,
 			    DAT_COMPLETION_FLAGS flags)
@@ -113,7 +113,7 @@ static void shim_post_write(struct shim_ep *ep, DAT_DTOS op, DAT_COUNT n,
 }
 
 /* Queue one work request and ring if the kernel will not look. */
-static DAT_RETURN shim_post(DAT_EP_HANDLE handle, DAT_DTOS op, DAT_COUNT n,
+static DAT_RETURN shim_post(DAT_EP_HANDLE handle, __u32 op, DAT_COUNT n,
 			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
 			    const DAT_RMR_TRIPLET *remote,
 			    DAT_COMPLETION_FLAGS flags)
@@ -201,4 +201,55 @@ DAT_RETURN shim_ep_post_rdma_write(DAT_EP_HANDLE ep, DAT_COUNT n,
 {
 	return shim_post_rdma(ep, DAT_DTO_RDMA_WRITE, n, iov, cookie, remote,
 			      flags);
+}
+
+/*
+ * A Send that invalidates the peer's RMR: without invalidate_flag, a
+ * plain Send.  DAT_NOT_IMPLEMENTED on a module without the RMR records.
+ */
+DAT_RETURN shim_ep_post_send_with_invalidate(DAT_EP_HANDLE handle, DAT_COUNT n,
+					     DAT_LMR_TRIPLET *iov,
+					     DAT_DTO_COOKIE cookie,
+					     DAT_COMPLETION_FLAGS flags,
+					     DAT_BOOLEAN invalidate,
+					     DAT_RMR_CONTEXT rmr_context)
+{
+	struct shim_obj *ep = shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
+	DAT_RMR_TRIPLET inv = { .rmr_context = rmr_context };
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (flags & ~SHIM_POST_FLAGS)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (!invalidate)
+		return shim_post(handle, DAT_DTO_SEND, n, iov, cookie, NULL,
+				 flags);
+	if (!shim_rmr_supported(ep->ia))
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	return shim_post(handle, KDAPL_POST_SEND_INVALIDATE, n, iov, cookie,
+			 &inv, flags);
+}
+
+/* An RDMA Read into a bound RMR: its triplet is the record's segment. */
+DAT_RETURN shim_ep_post_rdma_read_to_rmr(DAT_EP_HANDLE handle,
+					 const DAT_RMR_TRIPLET *local,
+					 DAT_DTO_COOKIE cookie,
+					 const DAT_RMR_TRIPLET *remote,
+					 DAT_COMPLETION_FLAGS flags)
+{
+	struct shim_obj *ep = shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!local)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!remote)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (flags & ~SHIM_POST_FLAGS)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (!shim_rmr_supported(ep->ia))
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	return shim_post(handle, KDAPL_POST_RDMA_READ_TO_RMR, 1,
+			 (const DAT_LMR_TRIPLET *)local, cookie, remote,
+			 flags);
 }
