@@ -1320,6 +1320,27 @@ DAT_RETURN kdapl_rsp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 DAT_RETURN kdapl_rsp_query(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle,
 			   DAT_RSP_PARAM_MASK mask, DAT_RSP_PARAM *param);
 DAT_RETURN kdapl_rsp_free(struct kdapl_owner *owner, DAT_RSP_HANDLE rsp_handle);
+struct kdapl_sp;
+DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner, DAT_HANDLE_TYPE type,
+			   DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			   bool any, DAT_EP_HANDLE ep_handle,
+			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
+			   const struct kdapl_sp *csp,
+			   DAT_CONN_QUAL *conn_qual_out, DAT_HANDLE *sp_handle);
+DAT_RETURN kdapl_sp_free(struct kdapl_owner *owner, DAT_HANDLE handle,
+			 DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad);
+void kdapl_sp_force_free(struct kdapl_object *obj);
+void kdapl_sp_detach(struct kdapl_object *obj);
+void kdapl_sp_release(struct kdapl_object *obj);
+bool kdapl_csp_local(const struct kdapl_ia *ia, const struct sockaddr *addr);
+DAT_RETURN kdapl_csp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
+			    const DAT_COMM *comm,
+			    DAT_IA_ADDRESS_PTR address,
+			    DAT_EVD_HANDLE evd_handle,
+			    DAT_CSP_HANDLE *csp_handle);
+DAT_RETURN kdapl_csp_query(struct kdapl_owner *owner, DAT_CSP_HANDLE csp_handle,
+			   DAT_CSP_PARAM_MASK mask, DAT_CSP_PARAM *param);
+DAT_RETURN kdapl_csp_free(struct kdapl_owner *owner, DAT_CSP_HANDLE csp_handle);
 DAT_RETURN kdapl_cr_query(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 			  DAT_CR_PARAM_MASK mask, DAT_CR_PARAM *param);
 DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
@@ -1399,8 +1420,8 @@ int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 #define KDAPL_PRIVATE_DATA_MAX	256
 
 /**
- * struct kdapl_sp - a Public or Reserved Service Point: a listener
- * @obj: handle and references (type PSP or RSP)
+ * struct kdapl_sp - a Public, Reserved or Common Service Point: a listener
+ * @obj: handle and references (type PSP, RSP or CSP)
  * @ctx: rdma_cm context of @cm_id
  * @cm_id: the listening identifier; NULL once the SP is freed or its
  *	device is gone (IA lock)
@@ -1414,6 +1435,8 @@ int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
  * @closed: the SP is freed or lost its device: requests still in flight
  *	are rejected
  * @consumed: an RSP took its one request
+ * @comm: the communicator a CSP was created with
+ * @address: the address a CSP listens on, as given
  */
 struct kdapl_sp {
 	struct kdapl_object obj;
@@ -1426,6 +1449,8 @@ struct kdapl_sp {
 	spinlock_t lock;	/* see above */
 	bool closed;
 	bool consumed;
+	DAT_COMM comm;
+	DAT_SOCK_ADDR address;
 };
 
 /**
@@ -1472,6 +1497,7 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp);
 
 extern const struct kdapl_type_ops kdapl_psp_type;
 extern const struct kdapl_type_ops kdapl_rsp_type;
+extern const struct kdapl_type_ops kdapl_csp_type;
 extern const struct kdapl_type_ops kdapl_cr_type;
 
 /* Accept the request of a CR on an EP; kdapl_cm.c. */

@@ -67,6 +67,7 @@ static const struct kdapl_type_ops *const kdapl_types[] = {
 	[DAT_HANDLE_TYPE_PSP] = &kdapl_psp_type,
 	[DAT_HANDLE_TYPE_RSP] = &kdapl_rsp_type,
 	[DAT_HANDLE_TYPE_CR] = &kdapl_cr_type,
+	[DAT_HANDLE_TYPE_CSP] = &kdapl_csp_type,
 };
 
 /*

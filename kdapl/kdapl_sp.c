@@ -239,19 +239,42 @@ static DAT_RETURN kdapl_sp_attach(struct kdapl_sp *sp, struct kdapl_ia *ia,
 	return ret;
 }
 
-/*
- * Create a PSP (@ep_handle unused) or an RSP.  @any: pick a free
- * qualifier and store it in *@conn_qual_out.
+/* The port a new SP listens on: a CSP's as given, a qualifier's folded. */
+static u16 kdapl_sp_port(const struct kdapl_sp *csp, DAT_CONN_QUAL conn_qual,
+			 bool any)
+{
+	if (any)
+		return 0;
+	if (csp)
+		return kdapl_sockaddr_port((const struct sockaddr *)
+					   &csp->address);
+	return kdapl_conn_qual_port(conn_qual);
+}
+
+/**
+ * kdapl_sp_create() - create a service point
+ * @owner: who calls
+ * @type: DAT_HANDLE_TYPE_PSP, _RSP or _CSP
+ * @ia_handle: the IA
+ * @conn_qual: the connection qualifier (a CSP's port)
+ * @any: pick a free qualifier and store it in *@conn_qual_out
+ * @ep_handle: the EP an RSP reserves; unused otherwise
+ * @evd_handle: the EVD of the connection requests
+ * @psp_flags: DAT_PSP_* flags of a PSP
+ * @csp: for a CSP, its communicator and address (the port is listened
+ *	on as it is); NULL otherwise
+ * @conn_qual_out: see @any
+ * @sp_handle: out: the new SP
+ *
+ * Context: process context, may sleep.
+ * Return: as dat_psp_create(), dat_rsp_create() and dat_csp_create().
  */
-static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
-				  DAT_HANDLE_TYPE type,
-				  DAT_IA_HANDLE ia_handle,
-				  DAT_CONN_QUAL conn_qual, bool any,
-				  DAT_EP_HANDLE ep_handle,
-				  DAT_EVD_HANDLE evd_handle,
-				  DAT_PSP_FLAGS psp_flags,
-				  DAT_CONN_QUAL *conn_qual_out,
-				  DAT_HANDLE *sp_handle)
+DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner, DAT_HANDLE_TYPE type,
+			   DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			   bool any, DAT_EP_HANDLE ep_handle,
+			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
+			   const struct kdapl_sp *csp,
+			   DAT_CONN_QUAL *conn_qual_out, DAT_HANDLE *sp_handle)
 {
 	struct kdapl_evd *evd;
 	struct kdapl_ep *ep;
@@ -269,6 +292,12 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 			      &ia, &evd, &ep);
 	if (ret)
 		return ret;
+	if (csp && !kdapl_csp_local(ia, (const struct sockaddr *)
+				    &csp->address)) {
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+		goto put_evd;
+	}
 
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL_ACCOUNT);
 	if (!sp) {
@@ -280,6 +309,10 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 	sp->ctx.kind = KDAPL_CM_SP;
 	spin_lock_init(&sp->lock);
 	sp->flags = psp_flags;
+	if (csp) {
+		sp->comm = csp->comm;
+		sp->address = csp->address;
+	}
 
 	mutex_lock(&ia->lock);
 	ret = kdapl_sp_attach(sp, ia, evd, ep);
@@ -291,7 +324,7 @@ static DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner,
 		goto unreserve;
 	}
 	sp->conn_qual = conn_qual;
-	err = kdapl_sp_listen(sp, ia, any ? 0 : kdapl_conn_qual_port(conn_qual));
+	err = kdapl_sp_listen(sp, ia, kdapl_sp_port(csp, conn_qual, any));
 	if (err) {
 		ret = kdapl_sp_errno(err);
 		kdapl_sp_unreserve(sp);
@@ -349,7 +382,7 @@ DAT_RETURN kdapl_psp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 {
 	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_PSP, ia_handle, conn_qual,
 			       false, DAT_HANDLE_NULL, evd_handle, psp_flags,
-			       NULL, psp_handle);
+			       NULL, NULL, psp_handle);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create);
 
@@ -413,7 +446,7 @@ DAT_RETURN kdapl_psp_create_any(struct kdapl_owner *owner,
 				DAT_PSP_HANDLE *psp_handle)
 {
 	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_PSP, ia_handle, 0, true,
-			       DAT_HANDLE_NULL, evd_handle, psp_flags,
+			       DAT_HANDLE_NULL, evd_handle, psp_flags, NULL,
 			       conn_qual, psp_handle);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_psp_create_any);
@@ -501,9 +534,18 @@ DAT_RETURN dat_psp_query(DAT_PSP_HANDLE psp_handle, DAT_PSP_PARAM_MASK mask,
 }
 EXPORT_SYMBOL_GPL(dat_psp_query);
 
-static DAT_RETURN kdapl_sp_free(struct kdapl_owner *owner, DAT_HANDLE handle,
-				DAT_HANDLE_TYPE type,
-				DAT_RETURN_SUBTYPE bad)
+/**
+ * kdapl_sp_free() - free a service point of any type
+ * @owner: who calls
+ * @handle: the SP
+ * @type: its DAT_HANDLE_TYPE
+ * @bad: the DAT_INVALID_HANDLE subtype of its type
+ *
+ * Context: process context, may sleep.
+ * Return: as dat_psp_free().
+ */
+DAT_RETURN kdapl_sp_free(struct kdapl_owner *owner, DAT_HANDLE handle,
+			 DAT_HANDLE_TYPE type, DAT_RETURN_SUBTYPE bad)
 {
 	struct kdapl_object *obj;
 	struct kdapl_ia *ia;
@@ -581,7 +623,7 @@ DAT_RETURN kdapl_rsp_create(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 			    DAT_RSP_HANDLE *rsp_handle)
 {
 	return kdapl_sp_create(owner, DAT_HANDLE_TYPE_RSP, ia_handle, conn_qual,
-			       false, ep_handle, evd_handle, 0, NULL,
+			       false, ep_handle, evd_handle, 0, NULL, NULL,
 			       rsp_handle);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_rsp_create);
@@ -756,19 +798,37 @@ int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 }
 
 /* Abrupt IA close: free in any state. */
-static void kdapl_sp_force_free(struct kdapl_object *obj)
+/**
+ * kdapl_sp_force_free() - free a service point in an abrupt IA close
+ * @obj: the SP's object
+ *
+ * Context: process context, IA lock held.
+ */
+void kdapl_sp_force_free(struct kdapl_object *obj)
 {
 	kdapl_object_unpublish(obj);
 	kdapl_sp_destroy(container_of(obj, struct kdapl_sp, obj));
 }
 
-/* The device is going away: stop listening, keep the SP for the consumer. */
-static void kdapl_sp_detach(struct kdapl_object *obj)
+/**
+ * kdapl_sp_detach() - the device is going away: stop listening, keep the
+ *	SP for the consumer
+ * @obj: the SP's object
+ *
+ * Context: process context, IA lock held.
+ */
+void kdapl_sp_detach(struct kdapl_object *obj)
 {
 	kdapl_sp_close(container_of(obj, struct kdapl_sp, obj));
 }
 
-static void kdapl_sp_release(struct kdapl_object *obj)
+/**
+ * kdapl_sp_release() - the last reference to a service point went
+ * @obj: the SP's object
+ *
+ * Context: any context.
+ */
+void kdapl_sp_release(struct kdapl_object *obj)
 {
 	struct kdapl_sp *sp = container_of(obj, struct kdapl_sp, obj);
 

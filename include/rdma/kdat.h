@@ -218,7 +218,7 @@ DAT_RETURN dat_rmr_bind(DAT_RMR_HANDLE rmr_handle, DAT_LMR_HANDLE lmr_handle,
 			DAT_COMPLETION_FLAGS completion_flags,
 			DAT_RMR_CONTEXT *rmr_context);
 
-/* Public and Reserved Service Points, Connection Requests */
+/* Public, Reserved and Common Service Points, Connection Requests */
 DAT_RETURN dat_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 			  DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
 			  DAT_PSP_HANDLE *psp_handle);
@@ -236,6 +236,12 @@ DAT_RETURN dat_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 DAT_RETURN dat_rsp_query(DAT_RSP_HANDLE rsp_handle, DAT_RSP_PARAM_MASK mask,
 			 DAT_RSP_PARAM *param);
 DAT_RETURN dat_rsp_free(DAT_RSP_HANDLE rsp_handle);
+DAT_RETURN dat_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
+			  DAT_IA_ADDRESS_PTR address, DAT_EVD_HANDLE evd_handle,
+			  DAT_CSP_HANDLE *csp_handle);
+DAT_RETURN dat_csp_query(DAT_CSP_HANDLE csp_handle, DAT_CSP_PARAM_MASK mask,
+			 DAT_CSP_PARAM *param);
+DAT_RETURN dat_csp_free(DAT_CSP_HANDLE csp_handle);
 DAT_RETURN dat_cr_query(DAT_CR_HANDLE cr_handle, DAT_CR_PARAM_MASK mask,
 			DAT_CR_PARAM *param);
 DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,

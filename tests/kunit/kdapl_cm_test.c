@@ -722,6 +722,55 @@ static void kdapl_cm_accept_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_free(srv2), DAT_SUCCESS);
 }
 
+/*
+ * dat_ep_common_connect() to a CSP: the request comes with the CSP as
+ * sp_handle and the port as conn_qual, and is accepted as a PSP's.
+ */
+static void kdapl_cm_csp_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	DAT_COMM comm = { AF_INET, SOCK_STREAM, IPPROTO_TCP };
+	struct sockaddr_in sin = env->addr;
+	DAT_CR_ARRIVAL_EVENT_DATA *d;
+	DAT_EP_HANDLE cli, srv;
+	DAT_CSP_HANDLE csp;
+	DAT_EVENT ev = {};
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	sin.sin_port = htons(KDAPL_CM_TEST_QUAL + 3);
+	KUNIT_ASSERT_EQ(test, dat_csp_create(env->ia, &comm, kdapl_cm_sa(&sin),
+					     env->cr, &csp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_common_connect(cli, kdapl_cm_sa(&sin),
+						    DAT_TIMEOUT_INFINITE, 3,
+						    "csp"),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(env->cr, &ev,
+						    KDAPL_CM_TEST_WAIT_MS),
+			      "no connection request");
+	KUNIT_ASSERT_EQ(test, ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	d = &ev.event_data.cr_arrival_event_data;
+	KUNIT_EXPECT_PTR_EQ(test, d->sp_handle.csp_handle, csp);
+	KUNIT_EXPECT_EQ(test, d->conn_qual, KDAPL_CM_TEST_QUAL + 3);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(d->cr_handle, srv, 0, NULL),
+			DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
+			DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_csp_free(csp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+}
+
 /* The peer's consumer rejects: PEER_REJECTED with its private data. */
 static void kdapl_cm_reject_test(struct kunit *test)
 {
@@ -875,6 +924,7 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_timeout_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_abort_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_lifetime_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_close_test, kdapl_test_adapter_gen),

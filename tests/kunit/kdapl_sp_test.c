@@ -82,6 +82,110 @@ static void kdapl_sp_psp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
 
+/* The IA's own IPv4 address, with @port. */
+static struct sockaddr_in kdapl_sp_ia_addr(struct kunit *test,
+					   DAT_IA_HANDLE ia, u16 port)
+{
+	DAT_PROVIDER_ATTR pattr;
+	struct sockaddr_in sin;
+	DAT_EVD_HANDLE async;
+	DAT_IA_ATTR attr;
+
+	KUNIT_ASSERT_EQ(test, dat_ia_query(ia, &async, DAT_IA_FIELD_ALL, &attr,
+					   DAT_PROVIDER_FIELD_ALL, &pattr),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, attr.ia_address_ptr->sa_family, AF_INET);
+	memcpy(&sin, attr.ia_address_ptr, sizeof(sin));
+	sin.sin_port = htons(port);
+	return sin;
+}
+
+/*
+ * Common Service Points: the argument and communicator checks, the
+ * addresses a CSP may listen on, the query, one listener per port
+ * whatever the kind of service point, and the free.
+ */
+static void kdapl_sp_csp_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	DAT_IA_HANDLE ia = kdapl_test_open_ia(test, *name);
+	DAT_EVD_HANDLE evd = kdapl_test_evd(test, ia, 8, DAT_EVD_CR_FLAG);
+	DAT_EVD_HANDLE dto = kdapl_test_evd(test, ia, 8, DAT_EVD_DTO_FLAG);
+	struct sockaddr_in sin = kdapl_sp_ia_addr(test, ia, KDAPL_SP_TEST_QUAL);
+	struct sockaddr *sa = (struct sockaddr *)&sin;
+	DAT_COMM comm = { AF_INET, SOCK_STREAM, 0 };
+	DAT_CSP_PARAM param = {};
+	DAT_CSP_HANDLE csp, csp2;
+	DAT_HANDLE_TYPE type;
+	DAT_PSP_HANDLE psp;
+
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, NULL, sa, evd, &csp),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, NULL, evd, &csp),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5));
+	comm.type = SOCK_DGRAM;
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp),
+			KDAPL_ERR(DAT_COMM_NOT_SUPPORTED, 0));
+	comm.type = SOCK_STREAM;
+	comm.domain = AF_INET6;
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp),
+			KDAPL_ERR(DAT_COMM_NOT_SUPPORTED, 0));
+	comm.domain = AF_INET;
+	sin.sin_port = 0;
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_MALFORMED));
+	sin.sin_port = htons(KDAPL_SP_TEST_QUAL);
+	sin.sin_addr.s_addr ^= htonl(0x100);
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp),
+			KDAPL_ERR(DAT_INVALID_ADDRESS,
+				  DAT_INVALID_ADDRESS_UNSUPPORTED));
+	sin.sin_addr.s_addr ^= htonl(0x100);
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, dto, &csp),
+			KDAPL_ERR(DAT_INVALID_HANDLE,
+				  DAT_INVALID_HANDLE_EVD_CR));
+	KUNIT_EXPECT_EQ(test, dat_csp_create(evd, &comm, sa, evd, &csp),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA));
+
+	KUNIT_ASSERT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_csp_query(csp, DAT_CSP_FIELD_ALL, &param),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, param.ia_handle, ia);
+	KUNIT_EXPECT_PTR_EQ(test, param.evd_handle, evd);
+	KUNIT_ASSERT_NOT_NULL(test, param.comm);
+	KUNIT_EXPECT_EQ(test, param.comm->type, SOCK_STREAM);
+	KUNIT_ASSERT_NOT_NULL(test, param.address_ptr);
+	KUNIT_EXPECT_EQ(test, memcmp(param.address_ptr, &sin, sizeof(sin)),
+			0);
+	KUNIT_EXPECT_EQ(test, dat_csp_query(csp, 0x10, &param),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_csp_query(csp, DAT_CSP_FIELD_ALL, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_csp_query(evd, DAT_CSP_FIELD_ALL, &param),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP));
+	KUNIT_EXPECT_EQ(test, dat_psp_free(csp),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP));
+
+	/* The port is taken, for CSPs and PSPs alike. */
+	sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	KUNIT_EXPECT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp2),
+			KDAPL_ERR(DAT_CONN_QUAL_IN_USE, 0));
+	KUNIT_EXPECT_EQ(test, dat_psp_create(ia, KDAPL_SP_TEST_QUAL, evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			KDAPL_ERR(DAT_CONN_QUAL_IN_USE, 0));
+	KUNIT_EXPECT_EQ(test, dat_csp_free(csp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_csp_free(csp),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP));
+	/* The wildcard address is the IA's; the IA's close frees the CSP. */
+	KUNIT_ASSERT_EQ(test, dat_csp_create(ia, &comm, sa, evd, &csp2),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_get_handle_type(csp2, &type), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, type, DAT_HANDLE_TYPE_CSP);
+}
+
 /*
  * A qualifier above the ports (dapltest's limit tests use 0xAffab1e)
  * is folded into one (kdapl_conn_qual_port()): a connection to it is
@@ -303,6 +407,7 @@ static void kdapl_sp_abrupt_close_test(struct kunit *test)
 
 static struct kunit_case kdapl_sp_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_sp_psp_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_sp_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_psp_any_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_fold_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_sp_rsp_test, kdapl_test_adapter_gen),
