@@ -666,6 +666,8 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 	KDAPL_UIOCTL_FN(nr, kdapl_usrq_##fn, type, 0)
 #define KDAPL_URMR(nr, fn, type)					\
 	KDAPL_UIOCTL_FN(nr, kdapl_urmr_##fn, type, 0)
+#define KDAPL_UCSP(nr, fn, type)					\
+	KDAPL_UIOCTL_FN(nr, kdapl_ucsp_##fn, type, 0)
 
 static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	[KDAPL_NR_HELLO] = {
@@ -727,6 +729,8 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_URMR(RMR_FREE, free, kdapl_ioc_obj_free),
 	KDAPL_URMR(RMR_QUERY, query, kdapl_ioc_rmr_query),
 	KDAPL_URMR(RMR_BIND, bind, kdapl_ioc_rmr_bind),
+	KDAPL_UCSP(CSP_CREATE, create, kdapl_ioc_csp_create),
+	KDAPL_UCSP(CSP_FREE, free, kdapl_ioc_obj_free),
 };
 
 /* The command's entry, or NULL for an unknown command. */

@@ -238,6 +238,27 @@ struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
 }
 
 /**
+ * kdapl_uobj_handle() - the kDAT handle of the object of a file with an id
+ * @ufile: the file
+ * @id: the id the caller gave
+ * @type: the type it must have
+ *
+ * For handlers that pass every handle to kDAT and let it judge them, so
+ * that errors come in kDAT's order of checks: no such object is a null
+ * handle, which kDAT refuses as a bad one.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: the handle, or DAT_HANDLE_NULL.
+ */
+DAT_HANDLE kdapl_uobj_handle(struct kdapl_ufile *ufile, u32 id,
+			     DAT_HANDLE_TYPE type)
+{
+	struct kdapl_uobj *uobj = kdapl_uobj_find(ufile, id, type);
+
+	return uobj ? uobj->handle : DAT_HANDLE_NULL;
+}
+
+/**
  * kdapl_uobj_find_ia_pz() - the IA and PZ a create call names
  * @ufile: the file
  * @ia_id: the IA's id

@@ -138,15 +138,6 @@ static void kdapl_urmr_flush_ring(struct kdapl_ufile *ufile, u32 ep_id)
 	kdapl_upost_put(post);
 }
 
-/* The kDAT handle of the file's object @id of @type, or NULL. */
-static DAT_HANDLE kdapl_urmr_handle(struct kdapl_ufile *ufile, u32 id,
-				    DAT_HANDLE_TYPE type)
-{
-	struct kdapl_uobj *uobj = kdapl_uobj_find(ufile, id, type);
-
-	return uobj ? uobj->handle : DAT_HANDLE_NULL;
-}
-
 /**
  * kdapl_urmr_bind() - KDAPL_IOC_RMR_BIND
  * @ufile: the file
@@ -173,9 +164,9 @@ int kdapl_urmr_bind(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status)
 
 	if (a->reserved)
 		return -EINVAL;
-	rmr = kdapl_urmr_handle(ufile, a->rmr_id, DAT_HANDLE_TYPE_RMR);
-	ep = kdapl_urmr_handle(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	lmr = kdapl_urmr_handle(ufile, a->lmr_id, DAT_HANDLE_TYPE_LMR);
+	rmr = kdapl_uobj_handle(ufile, a->rmr_id, DAT_HANDLE_TYPE_RMR);
+	ep = kdapl_uobj_handle(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	lmr = kdapl_uobj_handle(ufile, a->lmr_id, DAT_HANDLE_TYPE_LMR);
 	if (rmr && ep)
 		kdapl_urmr_flush_ring(ufile, a->ep_id);
 	*status = kdapl_rmr_bind(&ufile->owner, rmr, lmr, &t, a->mem_priv,

@@ -256,6 +256,8 @@ int kdapl_uobj_insert(struct kdapl_ufile *ufile, struct kdapl_uobj *uobj,
 		      u32 ia_id);
 struct kdapl_uobj *kdapl_uobj_find(struct kdapl_ufile *ufile, u32 id,
 				   DAT_HANDLE_TYPE type);
+DAT_HANDLE kdapl_uobj_handle(struct kdapl_ufile *ufile, u32 id,
+			     DAT_HANDLE_TYPE type);
 u32 kdapl_uobj_add_from_event(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
 			      DAT_HANDLE handle, u32 ia_id);
 DAT_RETURN kdapl_uobj_add(struct kdapl_ufile *ufile, DAT_HANDLE_TYPE type,
@@ -314,6 +316,10 @@ int kdapl_urmr_create(struct kdapl_ufile *ufile, void *arg,
 int kdapl_urmr_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
 int kdapl_urmr_query(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
 int kdapl_urmr_bind(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
+
+int kdapl_ucsp_create(struct kdapl_ufile *ufile, void *arg,
+		      DAT_RETURN *status);
+int kdapl_ucsp_free(struct kdapl_ufile *ufile, void *arg, DAT_RETURN *status);
 
 int kdapl_ucno_create(struct kdapl_ufile *ufile, void *arg,
 		      DAT_RETURN *status);

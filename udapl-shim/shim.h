@@ -221,6 +221,8 @@ struct shim_rmr {
  * @evd: the EVD of its requests
  * @flags: DAT_PSP_FLAGS (PSP)
  * @ep: the EP it reserves (RSP)
+ * @comm: its communicator (CSP), which dat_csp_query() points to
+ * @addr: its address (CSP), likewise
  */
 struct shim_sp {
 	struct shim_obj obj;
@@ -228,6 +230,8 @@ struct shim_sp {
 	DAT_EVD_HANDLE evd;
 	DAT_PSP_FLAGS flags;
 	DAT_EP_HANDLE ep;
+	DAT_COMM comm;
+	struct sockaddr_storage addr;
 };
 
 /**
@@ -396,6 +400,12 @@ DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia, DAT_CONN_QUAL qual,
 DAT_RETURN shim_rsp_query(DAT_RSP_HANDLE rsp, DAT_RSP_PARAM_MASK mask,
 			  DAT_RSP_PARAM *param);
 DAT_RETURN shim_rsp_free(DAT_RSP_HANDLE rsp);
+DAT_RETURN shim_csp_create(DAT_IA_HANDLE ia, DAT_COMM *comm,
+			   DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd,
+			   DAT_CSP_HANDLE *csp);
+DAT_RETURN shim_csp_query(DAT_CSP_HANDLE csp, DAT_CSP_PARAM_MASK mask,
+			  DAT_CSP_PARAM *param);
+DAT_RETURN shim_csp_free(DAT_CSP_HANDLE csp);
 DAT_CR_HANDLE shim_cr_from_event(struct shim_ia *ia,
 				 const struct kdapl_uevent *u,
 				 const struct kdapl_uevent_ext *x);

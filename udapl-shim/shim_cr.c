@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Public service points and connection requests.  A connection request
+ * Service points (public, reserved and common) and connection requests.  A connection request
  * event brings a CR the kernel made an object of the IA's file; the shim
  * gives it a handle when it turns the event into a DAT_EVENT
  * (shim_cr_from_event()), and the handle goes when the CR is accepted or
@@ -9,6 +9,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -101,6 +102,92 @@ DAT_RETURN shim_psp_free(DAT_PSP_HANDLE handle)
 {
 	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_PSP,
 				DAT_INVALID_HANDLE_PSP, KDAPL_IOC_PSP_FREE);
+}
+
+/* The bytes of a CSP's address; 0 for a family no CSP listens on. */
+static size_t shim_csp_addr_len(const struct sockaddr *addr)
+{
+	if (addr->sa_family == AF_INET)
+		return sizeof(struct sockaddr_in);
+	if (addr->sa_family == AF_INET6)
+		return sizeof(struct sockaddr_in6);
+	return 0;
+}
+
+/*
+ * A CSP listens where the address says, port included; the kernel
+ * checks the communicator and the address (dat_csp_create()).
+ */
+DAT_RETURN shim_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
+			   DAT_IA_ADDRESS_PTR addr, DAT_EVD_HANDLE evd_handle,
+			   DAT_CSP_HANDLE *csp_handle)
+{
+	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
+							    DAT_HANDLE_TYPE_IA);
+	struct shim_obj *evd = shim_obj_get(evd_handle, DAT_HANDLE_TYPE_EVD);
+	struct kdapl_ioc_csp_create c = { 0 };
+	struct shim_sp *sp;
+	DAT_RETURN ret;
+
+	if (!comm)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!addr)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!csp_handle)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (ia->max_command <= KDAPL_NR_CSP_FREE)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	sp = shim_obj_new(sizeof(*sp), DAT_HANDLE_TYPE_CSP, ia);
+	if (!sp)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	sp->comm = *comm;
+	/* Another family goes as its family alone, for the kernel to refuse. */
+	memcpy(&sp->addr, addr, shim_csp_addr_len(addr) ?:
+				sizeof(addr->sa_family));
+	c.ia_id = ia->obj.id;
+	c.evd_id = evd && evd->ia == ia ? evd->id : 0;
+	c.domain = comm->domain;
+	c.type = comm->type;
+	c.protocol = comm->protocol;
+	memcpy(c.addr, &sp->addr, sizeof(c.addr));
+	c.cookie = (uintptr_t)sp;
+	ret = SHIM_CALL(ia, CSP_CREATE, c);
+	if (ret != DAT_SUCCESS) {
+		shim_obj_free(&sp->obj);
+		return ret;
+	}
+	sp->obj.id = c.csp_id;
+	sp->evd = evd_handle;
+	*csp_handle = (DAT_CSP_HANDLE)sp;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_csp_query(DAT_CSP_HANDLE handle, DAT_CSP_PARAM_MASK mask,
+			  DAT_CSP_PARAM *param)
+{
+	struct shim_sp *sp = (struct shim_sp *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_CSP);
+
+	if (!sp)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CSP);
+	if (mask & ~DAT_CSP_FIELD_ALL)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!param)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	param->ia_handle = shim_consumer_ia_handle(sp->obj.ia);
+	param->comm = &sp->comm;
+	param->address_ptr = (DAT_IA_ADDRESS_PTR)&sp->addr;
+	param->evd_handle = sp->evd;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN shim_csp_free(DAT_CSP_HANDLE handle)
+{
+	return shim_obj_destroy(handle, DAT_HANDLE_TYPE_CSP,
+				DAT_INVALID_HANDLE_CSP, KDAPL_IOC_CSP_FREE);
 }
 
 DAT_RETURN shim_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL qual,

@@ -53,7 +53,7 @@ static const DAT_PROVIDER shim_provider_template = {
 	SHIM_FN(ep_set_watermark),
 	SHIM_FN(srq_create), SHIM_FN(srq_free), SHIM_FN(srq_post_recv),
 	SHIM_FN(srq_query), SHIM_FN(srq_resize), SHIM_FN(srq_set_lw),
-	SHIM_NI(csp_create), SHIM_NI(csp_query), SHIM_NI(csp_free),
+	SHIM_FN(csp_create), SHIM_FN(csp_query), SHIM_FN(csp_free),
 	SHIM_FN(ep_common_connect), SHIM_FN(rmr_create_for_ep),
 	SHIM_FN(ep_post_send_with_invalidate),
 	SHIM_FN(ep_post_rdma_read_to_rmr),

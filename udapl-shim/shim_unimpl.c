@@ -20,27 +20,6 @@ DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
-DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
-				  DAT_COMM *b,
-				  DAT_IA_ADDRESS_PTR c,
-				  DAT_EVD_HANDLE d,
-				  DAT_CSP_HANDLE *e)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_csp_query(DAT_CSP_HANDLE a,
-				 DAT_CSP_PARAM_MASK b,
-				 DAT_CSP_PARAM *c)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-DAT_RETURN shim_unimpl_csp_free(DAT_CSP_HANDLE a)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
 					 DAT_EXTENDED_OP b,
 					 va_list c)

@@ -13,15 +13,6 @@
 
 DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
 				  DAT_COUNT b);
-DAT_RETURN shim_unimpl_csp_create(DAT_IA_HANDLE a,
-				  DAT_COMM *b,
-				  DAT_IA_ADDRESS_PTR c,
-				  DAT_EVD_HANDLE d,
-				  DAT_CSP_HANDLE *e);
-DAT_RETURN shim_unimpl_csp_query(DAT_CSP_HANDLE a,
-				 DAT_CSP_PARAM_MASK b,
-				 DAT_CSP_PARAM *c);
-DAT_RETURN shim_unimpl_csp_free(DAT_CSP_HANDLE a);
 DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
 					 DAT_EXTENDED_OP b,
 					 va_list c);

@@ -34,7 +34,7 @@
 
 enum fz_kind {
 	FZ_IA, FZ_PZ, FZ_EVD, FZ_LMR, FZ_EP, FZ_PSP, FZ_RSP, FZ_CNO, FZ_CR,
-	FZ_SRQ, FZ_RMR, FZ_KINDS
+	FZ_SRQ, FZ_RMR, FZ_CSP, FZ_KINDS
 };
 
 /**

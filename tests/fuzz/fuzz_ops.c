@@ -598,6 +598,35 @@ static void op_rmr_bind(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_RMR_BIND, &a);
 }
 
+/* A CSP on the wildcard address, or on nonsense. */
+static void op_csp_create(struct fz_thread *t)
+{
+	struct kdapl_ioc_csp_create a;
+	struct sockaddr_in *sin = (struct sockaddr_in *)a.addr;
+	unsigned int i;
+	__u64 r;
+
+	FZ_ARG(a);
+	a.ia_id = fz_pick(t, FZ_IA);
+	a.evd_id = fz_pick(t, FZ_EVD);
+	a.domain = fz_chance(t, 90) ? AF_INET : (__s32)fz_rand(t);
+	a.type = fz_chance(t, 90) ? SOCK_STREAM : (__s32)fz_rand(t);
+	a.protocol = fz_chance(t, 90) ? 0 : (__s32)fz_rand(t);
+	a.reserved = fz_reserved(t);
+	if (fz_chance(t, 90)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(20000 + fz_below(t, 64));
+	} else {
+		for (i = 0; i < sizeof(a.addr); i += sizeof(r)) {
+			r = fz_rand(t);
+			memcpy(a.addr + i, &r, sizeof(r));
+		}
+	}
+	a.cookie = fz_rand(t);
+	if (fz_ioctl(t, KDAPL_NR_CSP_CREATE, &a) == DAT_SUCCESS)
+		fz_put(t->proc, FZ_CSP, a.csp_id);
+}
+
 #define FZ_FREE_OP(name, nr, kind)					\
 	static void op_##name(struct fz_thread *t)			\
 	{								\
@@ -615,6 +644,7 @@ FZ_FREE_OP(rsp_free, RSP_FREE, FZ_RSP)
 FZ_FREE_OP(cno_free, CNO_FREE, FZ_CNO)
 FZ_FREE_OP(srq_free, SRQ_FREE, FZ_SRQ)
 FZ_FREE_OP(rmr_free, RMR_FREE, FZ_RMR)
+FZ_FREE_OP(csp_free, CSP_FREE, FZ_CSP)
 
 const struct fz_op fz_obj_ops[] = {
 	{ "ia_open", 3, op_ia_open },
@@ -662,6 +692,8 @@ const struct fz_op fz_obj_ops[] = {
 	{ "rmr_free", 1, op_rmr_free },
 	{ "rmr_query", 1, op_rmr_query },
 	{ "rmr_bind", 2, op_rmr_bind },
+	{ "csp_create", 1, op_csp_create },
+	{ "csp_free", 1, op_csp_free },
 };
 
 const unsigned int fz_nr_obj_ops = ARRAY_SIZE(fz_obj_ops);

@@ -884,6 +884,34 @@ struct kdapl_ioc_rmr_bind {
 	__u32 reserved;
 };
 
+/**
+ * struct kdapl_ioc_csp_create - listen on an address and port (a CSP)
+ * @head: see struct kdapl_ioc_head
+ * @ia_id: the IA
+ * @evd_id: its EVD of connection requests
+ * @domain: the communicator (DAT_COMM): its domain,
+ * @type: its socket type
+ * @protocol: and its protocol
+ * @reserved: zero
+ * @addr: the address, a struct sockaddr_in or sockaddr_in6 with the port
+ * @cookie: put in the events of the CSP's connection requests
+ * @csp_id: out: the CSP
+ * @reserved2: zero
+ */
+struct kdapl_ioc_csp_create {
+	struct kdapl_ioc_head head;
+	__u32 ia_id;
+	__u32 evd_id;
+	__s32 domain;
+	__s32 type;
+	__s32 protocol;
+	__u32 reserved;
+	__u8 addr[128];
+	__u64 cookie;
+	__u32 csp_id;
+	__u32 reserved2;
+};
+
 /*
  * The event ring of an EVD, mapped read-write by the process at the
  * offset and size the create call gave:
@@ -1114,6 +1142,8 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_RMR_FREE = 0x2e,
 	KDAPL_NR_RMR_QUERY = 0x2f,
 	KDAPL_NR_RMR_BIND = 0x30,
+	KDAPL_NR_CSP_CREATE = 0x31,
+	KDAPL_NR_CSP_FREE = 0x32,
 	KDAPL_NR_MAX
 };
 
@@ -1173,5 +1203,7 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_RMR_FREE	KDAPL_IOC(KDAPL_NR_RMR_FREE)
 #define KDAPL_IOC_RMR_QUERY	KDAPL_IOC(KDAPL_NR_RMR_QUERY)
 #define KDAPL_IOC_RMR_BIND	KDAPL_IOC(KDAPL_NR_RMR_BIND)
+#define KDAPL_IOC_CSP_CREATE	KDAPL_IOC(KDAPL_NR_CSP_CREATE)
+#define KDAPL_IOC_CSP_FREE	KDAPL_IOC(KDAPL_NR_CSP_FREE)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

@@ -1394,6 +1394,64 @@ static int test_common_connect(void)
 }
 
 /*
+ * A CSP, the passive side of dat_ep_common_connect(): the request comes
+ * with the CSP as service point and the port as qualifier.  Debian's
+ * libdat2 exports no dat_csp_*(): through the provider table.
+ */
+static int test_csp(void)
+{
+	DAT_COMM comm = { AF_INET, SOCK_STREAM, 0 };
+	DAT_CR_ARRIVAL_EVENT_DATA *d;
+	struct sockaddr_in to;
+	DAT_CSP_HANDLE csp;
+	DAT_CSP_PARAM p;
+	DAT_IA_HANDLE pia;
+	struct side s, c;
+	DAT_EVENT ev;
+	DAT_RETURN ret;
+
+	if (side_open(&s) || side_open(&c) ||
+	    dats_get_ia_handle(s.ia, &pia) != DAT_SUCCESS)
+		return -1;
+	memcpy(&to, s.addr, sizeof(to));
+	to.sin_port = htons(5959);
+	ret = DAT_CSP_CREATE(pia, NULL, (DAT_IA_ADDRESS_PTR)&to, s.cr, &csp);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("no communicator: %#x", ret);
+	comm.type = SOCK_DGRAM;
+	ret = DAT_CSP_CREATE(pia, &comm, (DAT_IA_ADDRESS_PTR)&to, s.cr, &csp);
+	if (ret != ERR(DAT_COMM_NOT_SUPPORTED, 0))
+		return FAIL("datagram communicator: %#x", ret);
+	comm.type = SOCK_STREAM;
+	ret = DAT_CSP_CREATE(pia, &comm, (DAT_IA_ADDRESS_PTR)&to, s.conn,
+			     &csp);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR))
+		return FAIL("an EVD without requests: %#x", ret);
+	ret = DAT_CSP_CREATE(pia, &comm, (DAT_IA_ADDRESS_PTR)&to, s.cr, &csp);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_csp_create: %#x", ret);
+	if (DAT_CSP_QUERY(csp, DAT_CSP_FIELD_ALL, &p) != DAT_SUCCESS ||
+	    p.ia_handle != s.ia || p.evd_handle != s.cr ||
+	    p.comm->type != SOCK_STREAM ||
+	    memcmp(p.address_ptr, &to, sizeof(to)))
+		return FAIL("dat_csp_query");
+	if (common_connect(c.ep, &to, 3, "csp") != DAT_SUCCESS ||
+	    wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return FAIL("request");
+	d = &ev.event_data.cr_arrival_event_data;
+	if (d->sp_handle.csp_handle != csp || d->conn_qual != 5959)
+		return FAIL("request on %p, qualifier %llu", d->sp_handle.csp_handle,
+			    (unsigned long long)d->conn_qual);
+	if (dat_cr_accept(d->cr_handle, s.ep, 0, NULL) != DAT_SUCCESS ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return FAIL("accept");
+	if (pair_disconnect(&s, &c, c.ep) || DAT_CSP_FREE(csp) != DAT_SUCCESS)
+		return FAIL("end");
+	return pair_close(&s, &c);
+}
+
+/*
  * One EVD for a server's requests and its EP's completions, as dapltest
  * -T L creates them: a request arrives there, the receive completes
  * there, and a second request, while the connection is up, is rejected.
@@ -1527,7 +1585,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..22\n");
+	printf("TAP version 13\n1..23\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -1550,5 +1608,6 @@ int main(int argc, char **argv)
 	tap_run("common_connect", test_common_connect);
 	tap_run("ha_related", test_ha_related);
 	tap_run("srq", test_srq);
+	tap_run("csp", test_csp);
 	return tap_done("shim_test");
 }
