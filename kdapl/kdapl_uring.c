@@ -162,8 +162,8 @@ static void kdapl_uring_cr_work(struct work_struct *work);
  * @flags: the EVD's streams: connection streams give each slot a struct
  *	kdapl_uevent_ext, requests merged with completions a parking queue
  *
- * Its pages count against the user's RLIMIT_MEMLOCK (see
- * kdapl_uring_charge()).
+ * Its pages, and those of its parking queue, count against the user's
+ * RLIMIT_MEMLOCK (see kdapl_uring_charge()).
  *
  * Context: process context.
  * Return: the ring with one reference, or NULL without memory or over
@@ -174,6 +174,8 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 				       DAT_EVD_FLAGS flags)
 {
 	bool ext = flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
+	bool crq = (flags & DAT_EVD_CR_FLAG) &&
+		   (flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG));
 	struct kdapl_uring *ring;
 	size_t ext_offset;
 	u32 entries;
@@ -184,28 +186,26 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	if ((flags & DAT_EVD_CR_FLAG) &&
-	    (flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG))) {
-		ring->crq = kvcalloc(entries, sizeof(*ring->crq),
-				     GFP_KERNEL_ACCOUNT);
-		if (!ring->crq) {
-			kfree(ring);
-			return NULL;
-		}
-		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
-	}
 	ext_offset = KDAPL_RING_EVENTS +
 		     (size_t)entries * sizeof(struct kdapl_uevent);
 	ring->size = PAGE_ALIGN(ext_offset + (ext ? (size_t)entries *
 					      sizeof(struct kdapl_uevent_ext) :
 					      0));
-	if (!kdapl_uring_charge(ring->size, &ring->user, &ring->charged))
+	/* The parking queue is the process's memory too. */
+	if (!kdapl_uring_charge(ring->size + (crq ? PAGE_ALIGN(entries *
+					sizeof(*ring->crq)) : 0),
+				&ring->user, &ring->charged))
 		goto free;
-	ring->hdr = vmalloc_user(ring->size);
-	if (!ring->hdr) {
-		kdapl_uring_uncharge(ring->user, ring->charged);
-		goto free;
+	if (crq) {
+		ring->crq = kvcalloc(entries, sizeof(*ring->crq),
+				     GFP_KERNEL_ACCOUNT);
+		if (!ring->crq)
+			goto uncharge;
+		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
 	}
+	ring->hdr = vmalloc_user(ring->size);
+	if (!ring->hdr)
+		goto uncharge;
 	ring->ev = (void *)ring->hdr + KDAPL_RING_EVENTS;
 	if (ext) {
 		ring->ext = (void *)ring->hdr + ext_offset;
@@ -220,6 +220,8 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	spin_lock_init(&ring->lock);
 	init_waitqueue_head(&ring->wait);
 	return ring;
+uncharge:
+	kdapl_uring_uncharge(ring->user, ring->charged);
 free:
 	kvfree(ring->crq);
 	kfree(ring);

@@ -1454,6 +1454,26 @@ static int drop_ipc_lock(void)
 	return syscall(SYS_capset, &h, d);
 }
 
+/*
+ * An EVD that merges requests with completions also has a queue for the
+ * requests it parks, which counts against the limit with its ring: 512
+ * slots of a request EVD's ring (228 KiB) fit in what the child has
+ * left, ring and queue (288 KiB) do not.
+ */
+static int rlimit_crq(int fd, struct ia *ia)
+{
+	struct kdapl_ioc_evd_create e = { .ia_id = ia->ia_id, .qlen = 512,
+					  .flags = DAT_EVD_CR_FLAG };
+
+	if (CALL(fd, EVD_CREATE, e) != DAT_SUCCESS ||
+	    obj_free(fd, KDAPL_IOC_EVD_FREE, e.evd_id) != DAT_SUCCESS)
+		return -1;
+	e.flags = DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG;
+	e.evd_id = 0;
+	return CALL(fd, EVD_CREATE, e) ==
+	       ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY) ? 0 : -1;
+}
+
 /* In a child: RLIMIT_MEMLOCK of 256 KiB without CAP_IPC_LOCK. */
 static int rlimit_child(void)
 {
@@ -1492,6 +1512,8 @@ static int rlimit_child(void)
 	if (CALL(fd, EVD_CREATE, e) !=
 	    ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY))
 		return 18;
+	if (rlimit_crq(fd, &ia))
+		return 19;
 	munmap(ia.async.hdr, ia.async.size);
 	close(fd);
 	return vm_pin_kb() == pin0 ? 0 : 17;
