@@ -940,6 +940,7 @@ struct kdapl_lmr {
 
 /**
  * struct kdapl_uwin - pages of a user LMR that an RMR's MR maps
+ * @mm: the process whose pinned_vm they are charged to, grabbed
  * @dev: the device they are DMA-mapped for
  * @sgt: the pages from the window's first byte to its last
  * @nents: entries of @sgt after DMA mapping
@@ -948,6 +949,7 @@ struct kdapl_lmr {
  * @pages: the pinned pages
  */
 struct kdapl_uwin {
+	struct mm_struct *mm;
 	struct ib_device *dev;
 	struct sg_table sgt;
 	int nents;

@@ -733,7 +733,7 @@ static void kdapl_ia_fill_provider(struct kdapl_ia *ia,
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = iwarp ? DAT_TRUE : DAT_FALSE;
 	p->rdma_read_lmr_rmr_context_exposure = DAT_FALSE;
-	p->rmr_scope_supported = DAT_RMR_SCOPE_EP;
+	p->rmr_scope_supported = DAT_RMR_SCOPE_PZ;
 	p->is_signal_safe = DAT_FALSE;
 	p->ha_supported = DAT_FALSE;
 	p->upcall_policy = DAT_UPCALL_MANY;

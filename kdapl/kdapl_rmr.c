@@ -431,7 +431,7 @@ DAT_RETURN kdapl_rmr_query(struct kdapl_owner *owner, DAT_RMR_HANDLE rmr_handle,
 	if (mask & DAT_RMR_FIELD_PZ_HANDLE)
 		param->pz_handle = kdapl_object_handle(&rmr->pz->obj);
 	if (mask & DAT_RMR_FIELD_RMR_SCOPE)
-		param->rmr_scope = DAT_RMR_SCOPE_EP;
+		param->rmr_scope = DAT_RMR_SCOPE_PZ;
 	if (mask & DAT_RMR_FIELD_VA_TYPE)
 		param->va_type = DAT_VA_TYPE_VA;
 	spin_lock_irqsave(&rmr->lock, flags);
@@ -455,7 +455,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_rmr_query);
  *
  * lmr_triplet, mem_priv and rmr_context describe the binding last
  * posted and are zero while the RMR is unbound (or after an unbind was
- * posted).  rmr_scope is DAT_RMR_SCOPE_EP and va_type DAT_VA_TYPE_VA.
+ * posted).  rmr_scope is DAT_RMR_SCOPE_PZ and va_type DAT_VA_TYPE_VA.
  *
  * Context: any context.
  * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG2) for mask bits outside
@@ -652,11 +652,28 @@ out:
 }
 
 /*
- * Map MR @cur of @rmr over [@va, @va + @len) of @lmr.  The MR's key is
- * dead when a bind maps it again (the bind that last made the MR spare
- * invalidated it and has completed), so the user memory it mapped goes
- * first.  A user LMR's range is pinned for the MR (kdapl_umem_window()).
- * IA lock held.
+ * Unpin the user memory of the MRs of @rmr whose keys are dead, before a
+ * bind or unbind of the RMR (which is not busy) is posted: the spare MR
+ * @spare (the bind that last made it spare invalidated its key and has
+ * completed), and both MRs of an unbound RMR.  The MR a binding uses keeps
+ * its window until the RMR binds again or goes.  IA lock held.
+ */
+static void kdapl_rmr_drop_windows(struct kdapl_rmr *rmr, u8 spare)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rmr->win); i++) {
+		if (i != spare && rmr->lmr)
+			continue;
+		kdapl_umem_window_release(rmr->win[i]);
+		rmr->win[i] = NULL;
+	}
+}
+
+/*
+ * Map MR @cur of @rmr, whose key is dead (kdapl_rmr_drop_windows()),
+ * over [@va, @va + @len) of @lmr.  A user LMR's range is pinned for the
+ * MR (kdapl_umem_window()).  IA lock held.
  */
 static DAT_RETURN kdapl_rmr_map_mr(struct kdapl_rmr *rmr, u8 cur,
 				   struct kdapl_lmr *lmr, DAT_VADDR va,
@@ -666,8 +683,6 @@ static DAT_RETURN kdapl_rmr_map_mr(struct kdapl_rmr *rmr, u8 cur,
 	struct kdapl_uwin *win;
 	DAT_RETURN ret;
 
-	kdapl_umem_window_release(rmr->win[cur]);
-	rmr->win[cur] = NULL;
 	if (!lmr->user_pages)
 		return kdapl_rmr_map(mr, lmr, va, len);
 	if ((va + len - 1) / PAGE_SIZE - va / PAGE_SIZE >= rmr->max_pages)
@@ -819,6 +834,7 @@ static DAT_RETURN kdapl_rmr_post(struct kdapl_rmr *rmr, struct kdapl_lmr *lmr,
 	struct kdapl_rmr saved;
 	DAT_RETURN ret;
 
+	kdapl_rmr_drop_windows(rmr, cur);
 	if (mr) {
 		ret = kdapl_rmr_map_mr(rmr, cur, lmr, t->virtual_address,
 				       t->segment_length, priv);
@@ -860,6 +876,7 @@ static void kdapl_rmr_unbound(struct kdapl_rmr *rmr, struct kdapl_ep *ep,
 		&ev.event_data.rmr_completion_event_data;
 	unsigned long irqflags;
 
+	kdapl_rmr_drop_windows(rmr, rmr->cur);
 	if (flags & (DAT_COMPLETION_SUPPRESS_FLAG |
 		     DAT_COMPLETION_UNSIGNALLED_FLAG))
 		return;

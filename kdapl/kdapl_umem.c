@@ -20,16 +20,21 @@
  *
  * The driver keeps the pages of a user MR to itself, so an RMR bound to a
  * range of a user LMR pins that range again (kdapl_umem_window()) and
- * maps its own MR over it.  Those pins count against the module-wide cap
- * too, and last until the RMR's MR no longer maps them.
+ * maps its own MR over it.  Those pins are charged as ib_umem_get()
+ * charges the LMR's: to the process's pinned_vm against RLIMIT_MEMLOCK
+ * (waived for CAP_IPC_LOCK), and to the module-wide cap.  They last until
+ * the RMR binds again or goes (see kdapl_rmr.c).
  *
  * Context: process context, in the process that owns the memory.
  *
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 
@@ -190,6 +195,21 @@ void kdapl_umem_release(struct kdapl_lmr *lmr)
 	lmr->user_pages = 0;
 }
 
+/*
+ * Charge @npages to the calling process's pinned_vm, as ib_umem_get()
+ * does: over RLIMIT_MEMLOCK without CAP_IPC_LOCK, nothing is charged.
+ */
+static bool kdapl_umem_charge_mm(struct mm_struct *mm, u64 npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(npages, &mm->pinned_vm) <= limit ||
+	    capable(CAP_IPC_LOCK))
+		return true;
+	atomic64_sub(npages, &mm->pinned_vm);
+	return false;
+}
+
 /* The pages of [@va, @va + @len), pinned and in a table of @win. */
 static DAT_RETURN kdapl_umem_window_pin(struct kdapl_uwin *win, u64 va,
 					u64 len)
@@ -203,8 +223,12 @@ static DAT_RETURN kdapl_umem_window_pin(struct kdapl_uwin *win, u64 va,
 			unpin_user_pages(win->pages, n);
 		return kdapl_umem_error(n < 0 ? n : -EFAULT);
 	}
-	if (sg_alloc_table_from_pages(&win->sgt, win->pages, win->npages,
-				      offset_in_page(va), len, GFP_KERNEL)) {
+	/* No segment longer than the device takes (huge pages merge). */
+	if (sg_alloc_table_from_pages_segment(&win->sgt, win->pages,
+					      win->npages, offset_in_page(va),
+					      len,
+					      ib_dma_max_seg_size(win->dev),
+					      GFP_KERNEL)) {
 		unpin_user_pages(win->pages, win->npages);
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
@@ -223,26 +247,35 @@ static DAT_RETURN kdapl_umem_window_pin(struct kdapl_uwin *win, u64 va,
  * Context: process context, in the process that owns the memory.
  * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER (ARG3) for memory the
  * process does not have mapped as @writable asks;
- * DAT_INSUFFICIENT_RESOURCES (MEMORY) over the module's cap.
+ * DAT_INSUFFICIENT_RESOURCES (MEMORY) over RLIMIT_MEMLOCK or the
+ * module's cap.
  */
 DAT_RETURN kdapl_umem_window(struct ib_device *dev, u64 va, u64 len,
 			     bool writable, struct kdapl_uwin **winp)
 {
 	u64 npages = (PAGE_ALIGN(va + len) - (va & PAGE_MASK)) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
 	struct kdapl_uwin *win;
 	DAT_RETURN ret;
 
 	if (!kdapl_umem_mapped(va, va + len, writable))
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (!kdapl_umem_charge(npages))
+	if (!kdapl_umem_charge_mm(mm, npages))
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
+	if (!kdapl_umem_charge(npages)) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+		goto uncharge_mm;
+	}
 	win = kvzalloc(struct_size(win, pages, npages), GFP_KERNEL_ACCOUNT);
 	if (!win) {
 		ret = dat_error(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 		goto uncharge;
 	}
+	mmgrab(mm);
+	win->mm = mm;
 	win->dev = dev;
 	win->npages = npages;
 	win->writable = writable;
@@ -259,9 +292,12 @@ DAT_RETURN kdapl_umem_window(struct ib_device *dev, u64 va, u64 len,
 	sg_free_table(&win->sgt);
 	unpin_user_pages(win->pages, win->npages);
 free:
+	mmdrop(mm);
 	kvfree(win);
 uncharge:
 	atomic64_sub(npages, &kdapl_umem_pinned);
+uncharge_mm:
+	atomic64_sub(npages, &mm->pinned_vm);
 	return ret;
 }
 
@@ -280,5 +316,7 @@ void kdapl_umem_window_release(struct kdapl_uwin *win)
 	sg_free_table(&win->sgt);
 	unpin_user_pages_dirty_lock(win->pages, win->npages, win->writable);
 	atomic64_sub(win->npages, &kdapl_umem_pinned);
+	atomic64_sub(win->npages, &win->mm->pinned_vm);
+	mmdrop(win->mm);
 	kvfree(win);
 }

@@ -209,7 +209,7 @@ static void shim_ia_query_provider(struct shim_ia *ia, DAT_PROVIDER_ATTR *p)
 	p->dto_async_return_guaranteed = DAT_FALSE;
 	p->rdma_write_for_rdma_read_req = DAT_FALSE;
 	p->rdma_read_lmr_rmr_context_exposure = DAT_FALSE;
-	p->rmr_scope_supported = DAT_RMR_SCOPE_EP;
+	p->rmr_scope_supported = DAT_RMR_SCOPE_PZ;
 	p->is_signal_safe = DAT_FALSE;
 	p->ha_supported = DAT_FALSE;
 	p->num_provider_specific_attr = ia->num_prov_attr;

@@ -91,7 +91,7 @@ static void kdapl_rmr_lifecycle_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&p.lmr_triplet, &zero, sizeof(zero)), 0);
 	KUNIT_EXPECT_EQ(test, p.mem_priv, DAT_MEM_PRIV_NONE_FLAG);
 	KUNIT_EXPECT_EQ(test, p.rmr_context, 0u);
-	KUNIT_EXPECT_EQ(test, p.rmr_scope, DAT_RMR_SCOPE_EP);
+	KUNIT_EXPECT_EQ(test, p.rmr_scope, DAT_RMR_SCOPE_PZ);
 	KUNIT_EXPECT_EQ(test, p.va_type, DAT_VA_TYPE_VA);
 
 	/* Only the fields asked for are written. */

@@ -1839,6 +1839,87 @@ static int rmr_checks(struct pair *p, __u32 *rmr_id)
 	return 0;
 }
 
+/* Give CAP_IPC_LOCK back to the effective set (drop_ipc_lock()). */
+static int raise_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective |= 1u << (CAP_IPC_LOCK % 32);
+	return syscall(SYS_capset, &h, d);
+}
+
+/* Bind @w over @len bytes (0: unbind) and take the completion. */
+static int rmr_rebind(struct pair *p, struct kdapl_ioc_rmr_bind *w,
+		      __u32 len, __u64 cookie)
+{
+	struct kdapl_uevent ev;
+
+	w->segment_length = len;
+	w->cookie = cookie;
+	if (CALL(p->s.fd, RMR_BIND, *w) != DAT_SUCCESS ||
+	    next_event(p->s.fd, p->s.dto_id, &p->s.dto, &ev) ||
+	    ev.number != DAT_RMR_BIND_COMPLETION_EVENT || ev.cookie != cookie)
+		return FAIL("bind of %u bytes", len);
+	return 0;
+}
+
+/*
+ * An RMR window pins its range again, charged to pinned_vm against
+ * RLIMIT_MEMLOCK: without CAP_IPC_LOCK and 32 KiB below the limit, a
+ * 64 KiB window is refused with nothing pinned, a 16 KiB one is taken,
+ * and its pages go with the RMR.
+ */
+static int rmr_rlimit(struct pair *p, const struct kdapl_ioc_rmr_bind *b)
+{
+	struct kdapl_ioc_rmr_create c = { .ia_id = p->s.ia.ia_id,
+					  .pz_id = p->s.pz_id };
+	struct kdapl_ioc_rmr_bind w = *b;
+	long pin0 = vm_pin_kb();
+	struct rlimit old, rl;
+	struct kdapl_uevent ev;
+	int ret = 0;
+
+	if (CALL(p->s.fd, RMR_CREATE, c) != DAT_SUCCESS ||
+	    getrlimit(RLIMIT_MEMLOCK, &old))
+		return FAIL("set-up");
+	rl.rlim_cur = (pin0 + 32) << 10;
+	rl.rlim_max = old.rlim_max;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || drop_ipc_lock())
+		return FAIL("limit");
+	w.rmr_id = c.rmr_id;
+	w.segment_length = 65536;
+	w.cookie = 0xb5;
+	if (CALL(p->s.fd, RMR_BIND, w) !=
+	    ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY) ||
+	    vm_pin_kb() != pin0)
+		ret = FAIL("64 KiB window over the limit: %ld KiB pinned",
+			   vm_pin_kb() - pin0);
+	w.segment_length = 16384;
+	if (!ret && (CALL(p->s.fd, RMR_BIND, w) != DAT_SUCCESS ||
+		     vm_pin_kb() != pin0 + 16 ||
+		     next_event(p->s.fd, p->s.dto_id, &p->s.dto, &ev) ||
+		     ev.number != DAT_RMR_BIND_COMPLETION_EVENT ||
+		     ev.cookie != 0xb5))
+		ret = FAIL("16 KiB window: %ld KiB pinned", vm_pin_kb() - pin0);
+	/* Unbound, both keys are dead: the next bind unpins the old range. */
+	if (!ret && (rmr_rebind(p, &w, 0, 0xb6) ||
+		     rmr_rebind(p, &w, 4096, 0xb7) ||
+		     vm_pin_kb() != pin0 + 4))
+		ret = FAIL("rebound to 4 KiB: %ld KiB pinned",
+			   vm_pin_kb() - pin0);
+	if (raise_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &old))
+		ret = FAIL("restore");
+	if (obj_free(p->s.fd, KDAPL_IOC_RMR_FREE, c.rmr_id) != DAT_SUCCESS ||
+	    vm_pin_kb() != pin0)
+		ret = FAIL("free: %ld KiB left pinned", vm_pin_kb() - pin0);
+	return ret;
+}
+
 /*
  * The RMR commands.  A bind goes to the send queue after the records the
  * process published in the EP's post ring without ringing: the Send
@@ -1912,6 +1993,8 @@ static int test_rmr(void)
 	    q.lmr_context != p.sl.lmr_context ||
 	    q.mem_priv != DAT_MEM_PRIV_ALL_FLAG)
 		return FAIL("query of the bound RMR");
+	if (rmr_rlimit(&p, &b))
+		return -1;
 	if (obj_free(p.s.fd, KDAPL_IOC_RMR_FREE, b.rmr_id) != DAT_SUCCESS ||
 	    obj_free(p.s.fd, KDAPL_IOC_RMR_FREE, b.rmr_id) !=
 	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR))
