@@ -36,6 +36,9 @@ static DAT_RETURN kdapl_sp_errno(int err)
 	switch (err) {
 	case -EADDRINUSE:
 		return dat_error(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE);
+	case -EACCES:
+		/* A port below 1024 without CAP_NET_BIND_SERVICE. */
+		return dat_error(DAT_CONN_QUAL_UNAVAILABLE, DAT_NO_SUBTYPE);
 	case -ENOMEM:
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);

@@ -84,6 +84,10 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_srq_post srq_post;
 	struct kdapl_ioc_srq_query srq_query;
 	struct kdapl_ioc_srq_set srq_set;
+	struct kdapl_ioc_rmr_create rmr_create;
+	struct kdapl_ioc_rmr_query rmr_query;
+	struct kdapl_ioc_rmr_bind rmr_bind;
+	struct kdapl_ioc_csp_create csp_create;
 };
 
 /**
@@ -650,7 +654,9 @@ static int kdapl_uioctl_lmr_sync(struct kdapl_ufile *ufile, void *arg,
 #define KDAPL_UIOCTL_FN(nr, fn, type, fl)				\
 	[KDAPL_NR_##nr] = {						\
 		.handler = fn,						\
-		.size = sizeof(struct type),				\
+		.size = sizeof(struct type) +				\
+			BUILD_BUG_ON_ZERO(sizeof(struct type) >		\
+					  sizeof(union kdapl_uioctl_arg)), \
 		.min_size = sizeof(struct type),			\
 		.flags = (fl),						\
 	}
