@@ -221,6 +221,8 @@ DAT_RETURN shim_ep_post_send_with_invalidate(DAT_EP_HANDLE handle, DAT_COUNT n,
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (flags & ~SHIM_POST_FLAGS)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (invalidate != DAT_TRUE && invalidate != DAT_FALSE)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (!invalidate)
 		return shim_post(handle, DAT_DTO_SEND, n, iov, cookie, NULL,
 				 flags);

@@ -25,10 +25,10 @@ DAT_RETURN shim_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 	struct shim_rmr *rmr;
 	DAT_RETURN ret;
 
-	if (!pz)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	if (!rmr_handle)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!pz)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	if (!shim_rmr_supported(pz->ia))
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	rmr = shim_obj_new(sizeof(*rmr), DAT_HANDLE_TYPE_RMR, pz->ia);
@@ -58,10 +58,10 @@ DAT_RETURN shim_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 DAT_RETURN shim_rmr_create_for_ep(DAT_PZ_HANDLE pz_handle,
 				  DAT_RMR_HANDLE *rmr_handle)
 {
-	if (!shim_obj_get(pz_handle, DAT_HANDLE_TYPE_PZ))
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	if (!rmr_handle)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!shim_obj_get(pz_handle, DAT_HANDLE_TYPE_PZ))
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	return SHIM_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 }
 

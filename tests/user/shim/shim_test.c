@@ -1414,7 +1414,7 @@ static int test_csp(void)
 	    dats_get_ia_handle(s.ia, &pia) != DAT_SUCCESS)
 		return -1;
 	memcpy(&to, s.addr, sizeof(to));
-	to.sin_port = htons(5959);
+	to.sin_port = htons(5960);
 	ret = DAT_CSP_CREATE(pia, NULL, (DAT_IA_ADDRESS_PTR)&to, s.cr, &csp);
 	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
 		return FAIL("no communicator: %#x", ret);
@@ -1439,7 +1439,7 @@ static int test_csp(void)
 	    wait_event(s.cr, DAT_CONNECTION_REQUEST_EVENT, &ev))
 		return FAIL("request");
 	d = &ev.event_data.cr_arrival_event_data;
-	if (d->sp_handle.csp_handle != csp || d->conn_qual != 5959)
+	if (d->sp_handle.csp_handle != csp || d->conn_qual != 5960)
 		return FAIL("request on %p, qualifier %llu", d->sp_handle.csp_handle,
 			    (unsigned long long)d->conn_qual);
 	if (dat_cr_accept(d->cr_handle, s.ep, 0, NULL) != DAT_SUCCESS ||
