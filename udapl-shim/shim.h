@@ -254,6 +254,8 @@ struct shim_cr {
 
 /* shim_handle.c */
 struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type);
+__u32 shim_obj_id(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+		  const struct shim_ia *ia);
 void *shim_obj_new(size_t size, DAT_HANDLE_TYPE type, struct shim_ia *ia);
 void shim_obj_free(struct shim_obj *obj);
 DAT_RETURN shim_obj_kfree(struct shim_obj *obj, unsigned long cmd);

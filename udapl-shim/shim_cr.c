@@ -124,7 +124,6 @@ DAT_RETURN shim_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 {
 	struct shim_ia *ia = (struct shim_ia *)shim_obj_get(ia_handle,
 							    DAT_HANDLE_TYPE_IA);
-	struct shim_obj *evd = shim_obj_get(evd_handle, DAT_HANDLE_TYPE_EVD);
 	struct kdapl_ioc_csp_create c = { 0 };
 	struct shim_sp *sp;
 	DAT_RETURN ret;
@@ -148,7 +147,7 @@ DAT_RETURN shim_csp_create(DAT_IA_HANDLE ia_handle, DAT_COMM *comm,
 	memcpy(&sp->addr, addr, shim_csp_addr_len(addr) ?:
 				sizeof(addr->sa_family));
 	c.ia_id = ia->obj.id;
-	c.evd_id = evd && evd->ia == ia ? evd->id : 0;
+	c.evd_id = shim_obj_id(evd_handle, DAT_HANDLE_TYPE_EVD, ia);
 	c.domain = comm->domain;
 	c.type = comm->type;
 	c.protocol = comm->protocol;

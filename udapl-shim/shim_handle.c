@@ -38,6 +38,24 @@ struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type)
 }
 
 /**
+ * shim_obj_id() - the id of an object of an IA, for a call the kernel judges
+ * @handle: the handle the consumer gave
+ * @type: the type it must have
+ * @ia: the IA it must belong to
+ *
+ * Return: the id its IA's file knows it by, or 0 (no object of any file)
+ * for a bad handle or an object of another IA: the kernel then refuses it
+ * as a bad handle, in its own order of checks.
+ */
+__u32 shim_obj_id(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
+		  const struct shim_ia *ia)
+{
+	struct shim_obj *obj = shim_obj_get(handle, type);
+
+	return obj && obj->ia == ia ? obj->id : 0;
+}
+
+/**
  * shim_obj_new() - allocate an object with its handle head, on its IA's list
  * @size: the size of the object's structure
  * @type: DAT_HANDLE_TYPE_*

@@ -95,19 +95,9 @@ DAT_RETURN shim_rmr_query(DAT_RMR_HANDLE handle, DAT_RMR_PARAM_MASK mask,
 	return DAT_SUCCESS;
 }
 
-/* The id the kernel knows @handle by, 0 for a handle of no such object. */
-static __u32 shim_rmr_id(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
-			 const struct shim_ia *ia)
-{
-	struct shim_obj *obj = shim_obj_get(handle, type);
-
-	return obj && obj->ia == ia ? obj->id : 0;
-}
-
 /*
  * Bad handles and arguments are the kernel's to judge, so that their
- * errors come in kDAT's order; an EP or LMR of another IA is no object
- * of the RMR's file (id 0).
+ * errors come in kDAT's order (shim_obj_id()).
  */
 DAT_RETURN shim_rmr_bind(DAT_RMR_HANDLE handle, DAT_LMR_HANDLE lmr_handle,
 			 const DAT_LMR_TRIPLET *triplet,
@@ -128,8 +118,8 @@ DAT_RETURN shim_rmr_bind(DAT_RMR_HANDLE handle, DAT_LMR_HANDLE lmr_handle,
 	if (!rmr)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
 	b.rmr_id = rmr->obj.id;
-	b.ep_id = shim_rmr_id(ep_handle, DAT_HANDLE_TYPE_EP, rmr->obj.ia);
-	b.lmr_id = shim_rmr_id(lmr_handle, DAT_HANDLE_TYPE_LMR, rmr->obj.ia);
+	b.ep_id = shim_obj_id(ep_handle, DAT_HANDLE_TYPE_EP, rmr->obj.ia);
+	b.lmr_id = shim_obj_id(lmr_handle, DAT_HANDLE_TYPE_LMR, rmr->obj.ia);
 	b.mem_priv = mem_priv;
 	b.virtual_address = triplet->virtual_address;
 	b.segment_length = triplet->segment_length;
