@@ -11,7 +11,7 @@ packages=(
 	# the target kernel: image, headers and source
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	# building the debug kernel and the modules
-	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio patch
 	kmod xz-utils python3 sparse rsync
 	# the VM bench
 	qemu-system-x86 busybox-static iproute2

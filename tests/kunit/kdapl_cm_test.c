@@ -14,10 +14,13 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
 
 #include "kdapl_test_util.h"
 
@@ -807,6 +810,139 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
 }
 
+/*
+ * Another thread of the consumer: holds the rdma_cm handler of a PSP
+ * while the test runs, or frees a PSP.
+ */
+struct kdapl_cm_thread {
+	struct work_struct work;
+	struct completion held;
+	struct completion release;
+	struct rdma_cm_id *id;
+	DAT_PSP_HANDLE psp;
+	DAT_RETURN ret;
+};
+
+static void kdapl_cm_hold_work(struct work_struct *work)
+{
+	struct kdapl_cm_thread *t =
+		container_of(work, struct kdapl_cm_thread, work);
+
+	rdma_lock_handler(t->id);
+	complete(&t->held);
+	wait_for_completion(&t->release);
+	rdma_unlock_handler(t->id);
+}
+
+static void kdapl_cm_free_work(struct work_struct *work)
+{
+	struct kdapl_cm_thread *t =
+		container_of(work, struct kdapl_cm_thread, work);
+
+	t->ret = dat_psp_free(t->psp);
+}
+
+/* The rdma_cm identifier a live PSP listens with. */
+static struct rdma_cm_id *kdapl_cm_psp_id(struct kunit *test,
+					  DAT_PSP_HANDLE h)
+{
+	struct kdapl_object *obj;
+
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h,
+					       DAT_HANDLE_TYPE_PSP,
+					       DAT_INVALID_HANDLE_PSP, &obj),
+			DAT_SUCCESS);
+	kdapl_object_put(obj);	/* the live PSP keeps it */
+	return container_of(obj, struct kdapl_sp, obj)->cm_id;
+}
+
+/*
+ * A request that reached the kernel's CM but not yet the PSP when the PSP
+ * is freed is rejected: the peer hears NON_PEER_REJECTED (PEER_REJECTED
+ * on iWARP, whose MPA reject does not say who rejected), and the provider
+ * frees what it kept for the request (kmemleak watches).  The CM hands
+ * requests to their listeners one at a time, so holding the handler of
+ * another PSP, as a consumer's slow handler would, keeps the request
+ * queued across dat_psp_free().  On RoCE the request may also overtake the
+ * free: then it is a CR of the freed PSP, which the consumer rejects.
+ */
+static void kdapl_cm_queued_request_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	const DAT_CONN_QUAL qa = KDAPL_CM_TEST_QUAL + 4;
+	const DAT_CONN_QUAL qb = KDAPL_CM_TEST_QUAL + 5;
+	struct sockaddr_in sin = env->addr;
+	struct kdapl_cm_thread holder = {}, freer = {};
+	DAT_PSP_HANDLE psp_a, psp_b;
+	DAT_EP_HANDLE cli_a, cli_b;
+	DAT_EVENT ev = {};
+	bool b_requested;
+
+	cli_a = kdapl_cm_ep(test, env, env->conn);
+	cli_b = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qa, env->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp_a),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qb, env->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp_b),
+			DAT_SUCCESS);
+	holder.id = kdapl_cm_psp_id(test, psp_a);
+	init_completion(&holder.held);
+	init_completion(&holder.release);
+	INIT_WORK_ONSTACK(&holder.work, kdapl_cm_hold_work);
+	freer.psp = psp_b;
+	INIT_WORK_ONSTACK(&freer.work, kdapl_cm_free_work);
+
+	queue_work(system_unbound_wq, &holder.work);
+	wait_for_completion(&holder.held);
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(cli_a, kdapl_cm_sa(&sin), qa,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	msleep(500);	/* A's request waits for its handler */
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(cli_b, kdapl_cm_sa(&sin), qb,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	msleep(500);	/* B's request waits behind it */
+	queue_work(system_unbound_wq, &freer.work);
+	msleep(200);	/* the free may wait for the CM's queue */
+	complete(&holder.release);
+	flush_work(&holder.work);
+	flush_work(&freer.work);
+	destroy_work_on_stack(&holder.work);
+	destroy_work_on_stack(&freer.work);
+	KUNIT_EXPECT_EQ(test, freer.ret, DAT_SUCCESS);
+
+	KUNIT_ASSERT_EQ(test, dat_cr_reject(kdapl_cm_request(test, env, psp_a),
+					    0, NULL), DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->conn, cli_a,
+			       DAT_CONNECTION_EVENT_PEER_REJECTED, NULL);
+	b_requested = kdapl_test_wait(env->cr, &ev, 1000);
+	if (b_requested) {
+		const DAT_CR_ARRIVAL_EVENT_DATA *cr =
+			&ev.event_data.cr_arrival_event_data;
+
+		KUNIT_ASSERT_EQ(test, ev.event_number,
+				DAT_CONNECTION_REQUEST_EVENT);
+		KUNIT_EXPECT_PTR_EQ(test, cr->sp_handle.psp_handle, psp_b);
+		KUNIT_EXPECT_EQ(test, dat_cr_reject(cr->cr_handle, 0, NULL),
+				DAT_SUCCESS);
+	}
+	/* On iWARP the CM has one queue: B's request was behind A's. */
+	KUNIT_EXPECT_FALSE(test, env->iwarp && b_requested);
+	kdapl_test_expect_conn(test, env->sconn, cli_b,
+			       b_requested || env->iwarp ?
+			       DAT_CONNECTION_EVENT_PEER_REJECTED :
+			       DAT_CONNECTION_EVENT_NON_PEER_REJECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp_a), DAT_SUCCESS);
+	kdapl_cm_reset(test, cli_a);
+	kdapl_cm_reset(test, cli_b);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli_a), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli_b), DAT_SUCCESS);
+}
+
 /* An abrupt IA close with connected EPs tears everything down. */
 static void kdapl_cm_close_test(struct kunit *test)
 {
@@ -926,6 +1062,8 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_queued_request_test,
+			 kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_lifetime_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_close_test, kdapl_test_adapter_gen),
 	{}

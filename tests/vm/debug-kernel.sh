@@ -7,9 +7,12 @@
 #
 # The kernel comes from Debian's linux-source-6.1 with allnoconfig plus
 # tests/vm/debug.config; the kcsan variant replaces KASAN by KCSAN
-# (tests/vm/kcsan.config).  The build lives outside the work tree, keyed
-# by the fragment and the source package version, so a fresh clone on the
-# same machine reuses it and a change of either rebuilds it.
+# (tests/vm/kcsan.config).  The fixes of tests/vm/kernel-patches/ are
+# applied to the source: kernel bugs the tests reach that the bench must
+# not report as kdapl's (each patch says which test shows its bug).  The
+# build lives outside the work tree, keyed by the fragment, the patches and
+# the source package version, so a fresh clone on the same machine reuses
+# it and a change of any of them rebuilds it.
 #
 # Prints the build directory on stdout.  The source tree it was built
 # from is "$dir/src", the objects are in "$dir/build".
@@ -21,7 +24,8 @@ cache=${KDAPL_CACHE:-/var/cache/kdapl}
 variant=${1:-debug}
 tarball=/usr/src/linux-source-6.1.tar.xz
 # Bump when the build recipe below changes in a way the key cannot see.
-recipe=1
+recipe=2
+patches=$(ls "$here"/kernel-patches/*.patch 2>/dev/null || true)
 
 # The fragment: debug.config, with the lines of a variant's own file
 # replacing those that set the same symbols.
@@ -46,7 +50,8 @@ fragment() {
 }
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$( (echo "recipe $recipe"; echo "source $srcver"; fragment) |
+key=$( (echo "recipe $recipe"; echo "source $srcver"; fragment
+	for p in $patches; do cat "$p"; done) |
 	sha256sum | cut -c1-16)
 dir=$cache/debug-kernel/$key
 
@@ -68,6 +73,10 @@ frag=$dir/fragment.config
 fragment >"$frag"
 tar -C "$dir" -xf "$tarball"
 mv "$dir/linux-source-6.1" "$dir/src"
+for p in $patches; do
+	log "applying $(basename "$p")"
+	patch -s -p1 -d "$dir/src" <"$p" >&2
+done
 
 jobs=$(nproc)
 kmake() {
