@@ -900,12 +900,12 @@ static void kdapl_cm_queued_request_test(struct kunit *test)
 					     DAT_TIMEOUT_INFINITE, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
-	msleep(500);	/* A's request waits for its handler */
+	msleep(1000);	/* A's request waits for its handler */
 	KUNIT_EXPECT_EQ(test, dat_ep_connect(cli_b, kdapl_cm_sa(&sin), qb,
 					     DAT_TIMEOUT_INFINITE, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
-	msleep(500);	/* B's request waits behind it */
+	msleep(1000);	/* B's request waits behind it */
 	queue_work(system_unbound_wq, &freer.work);
 	msleep(200);	/* the free may wait for the CM's queue */
 	complete(&holder.release);
