@@ -261,6 +261,10 @@ conn_trace_start() {
 	[ -w $_tr/events/kdapl/kdapl_conn_event/enable ] || return 0
 	echo 8192 >$_tr/buffer_size_kb
 	: >$_tr/trace
+	# Recording command names hooks the scheduler's tracepoints, whose
+	# live patching under QEMU's emulation once hung a vCPU in the
+	# breakpoint handler (an RCU stall): keep tracing to kdapl's own.
+	echo 0 >$_tr/options/record-cmd
 	echo 1 >$_tr/events/kdapl/kdapl_conn_event/enable
 	echo 1 >$_tr/events/kdapl/kdapl_cm_event/enable
 }
