@@ -1440,8 +1440,8 @@ static int test_lmr(void)
 	return 0;
 }
 
-/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK applies. */
-static int drop_ipc_lock(void)
+/* Take @cap out of the effective set (@on 0) or put it back (@on 1). */
+static int cap_effective(int cap, int on)
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -1450,8 +1450,17 @@ static int drop_ipc_lock(void)
 
 	if (syscall(SYS_capget, &h, d))
 		return -1;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	if (on)
+		d[cap / 32].effective |= 1u << (cap % 32);
+	else
+		d[cap / 32].effective &= ~(1u << (cap % 32));
 	return syscall(SYS_capset, &h, d);
+}
+
+/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK applies. */
+static int drop_ipc_lock(void)
+{
+	return cap_effective(CAP_IPC_LOCK, 0);
 }
 
 /*
@@ -1842,15 +1851,7 @@ static int rmr_checks(struct pair *p, __u32 *rmr_id)
 /* Give CAP_IPC_LOCK back to the effective set (drop_ipc_lock()). */
 static int raise_ipc_lock(void)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_IPC_LOCK / 32].effective |= 1u << (CAP_IPC_LOCK % 32);
-	return syscall(SYS_capset, &h, d);
+	return cap_effective(CAP_IPC_LOCK, 1);
 }
 
 /* Bind @w over @len bytes (0: unbind) and take the completion. */
@@ -2127,6 +2128,38 @@ static int test_post_hostile(void)
 	return 0;
 }
 
+/*
+ * A qualifier below 1024 is a privileged port, as it is for a socket:
+ * with CAP_NET_BIND_SERVICE a PSP listens there, without it the create
+ * fails with DAT_CONN_QUAL_UNAVAILABLE, not an internal error.
+ */
+static int test_psp_low_port(void)
+{
+	struct kdapl_ioc_psp_create p = { .conn_qual = 999,
+					  .flags = DAT_PSP_CONSUMER_FLAG,
+					  .cookie = 0x97 };
+	struct side s;
+	long ret;
+
+	if (side_open(&s, 0x500))
+		return -1;
+	p.ia_id = s.ia.ia_id;
+	p.evd_id = s.cr_id;
+	if (CALL(s.fd, PSP_CREATE, p) != DAT_SUCCESS ||
+	    obj_free(s.fd, KDAPL_IOC_PSP_FREE, p.psp_id) != DAT_SUCCESS)
+		return FAIL("port 999 with CAP_NET_BIND_SERVICE");
+	if (cap_effective(CAP_NET_BIND_SERVICE, 0))
+		return FAIL("capset: %s", strerror(errno));
+	p.psp_id = 0;
+	ret = CALL(s.fd, PSP_CREATE, p);
+	if (cap_effective(CAP_NET_BIND_SERVICE, 1))
+		return FAIL("capset: %s", strerror(errno));
+	if (ret != ERR(DAT_CONN_QUAL_UNAVAILABLE, DAT_NO_SUBTYPE) || p.psp_id)
+		return FAIL("port 999 without the capability: %#lx", ret);
+	close(s.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -2134,7 +2167,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..21\n");
+	printf("TAP version 13\n1..22\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -2151,6 +2184,7 @@ int main(int argc, char **argv)
 	tap_run("connect", test_connect);
 	tap_run("reject", test_reject);
 	tap_run("handoff", test_handoff);
+	tap_run("psp_low_port", test_psp_low_port);
 	tap_run("post", test_post);
 	tap_run("post_errors", test_post_errors);
 	tap_run("post_hostile", test_post_hostile);
