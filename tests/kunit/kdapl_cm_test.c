@@ -846,14 +846,15 @@ static void kdapl_cm_free_work(struct work_struct *work)
 static struct rdma_cm_id *kdapl_cm_psp_id(struct kunit *test,
 					  DAT_PSP_HANDLE h)
 {
-	struct kdapl_object *obj;
+	struct rdma_cm_id *id;
+	struct kdapl_sp *sp;
 
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, h,
-					       DAT_HANDLE_TYPE_PSP,
-					       DAT_INVALID_HANDLE_PSP, &obj),
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, h, PSP,
+					DAT_INVALID_HANDLE_PSP, &sp),
 			DAT_SUCCESS);
-	kdapl_object_put(obj);	/* the live PSP keeps it */
-	return container_of(obj, struct kdapl_sp, obj)->cm_id;
+	id = sp->cm_id;	/* the live PSP keeps it */
+	kdapl_object_put(&sp->obj);
+	return id;
 }
 
 /*
