@@ -143,8 +143,7 @@ static int kdapl_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 	ring = kdapl_uring_get(ufile, vma->vm_pgoff);
 	if (ring) {
 		ret = kdapl_uring_mmap(ring, vma);
-		if (ret)
-			kdapl_uring_put(ring);
+		kdapl_uring_put(ring);
 		return ret;
 	}
 	post = kdapl_upost_get(ufile, vma->vm_pgoff);

@@ -80,6 +80,7 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_cr_handoff cr_handoff;
 	struct kdapl_ioc_ep_dup_connect ep_dup_connect;
 	struct kdapl_ioc_evd_modify_cno evd_modify_cno;
+	struct kdapl_ioc_evd_resize evd_resize;
 	struct kdapl_ioc_srq_create srq_create;
 	struct kdapl_ioc_srq_post srq_post;
 	struct kdapl_ioc_srq_query srq_query;
@@ -198,7 +199,7 @@ static int kdapl_uioctl_ia_open(struct kdapl_ufile *ufile, void *arg,
 		goto err_uobj;
 	a->ia_id = ia_uobj->id;
 	a->async_evd_id = evd_uobj->id;
-	a->async_ring_size = evd_uobj->ring->size;
+	a->async_ring_size = kdapl_uring_size(evd_uobj->ring);
 	a->async_ring_offset = kdapl_uioctl_ring_offset(evd_uobj);
 	goto out;
 
@@ -389,7 +390,7 @@ static int kdapl_uioctl_evd_create(struct kdapl_ufile *ufile, void *arg,
 		} else {
 			a->evd_id = uobj->id;
 			a->entries = uobj->ring->entries;
-			a->ring_size = uobj->ring->size;
+			a->ring_size = kdapl_uring_size(uobj->ring);
 			a->ring_offset = kdapl_uioctl_ring_offset(uobj);
 		}
 	}
@@ -441,6 +442,19 @@ static int kdapl_uioctl_evd_wait(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
+/* The file's EVD @id, or NULL with DAT_INVALID_HANDLE in *@status. */
+static struct kdapl_uobj *kdapl_uioctl_evd(struct kdapl_ufile *ufile, u32 id,
+					   DAT_RETURN *status)
+{
+	struct kdapl_uobj *uobj;
+
+	uobj = kdapl_uobj_find(ufile, id, DAT_HANDLE_TYPE_EVD);
+	if (!uobj)
+		*status = dat_error(DAT_INVALID_HANDLE,
+				    DAT_INVALID_HANDLE_EVD_REQUEST);
+	return uobj;
+}
+
 static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 				    DAT_RETURN *status)
 {
@@ -453,16 +467,40 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 	if (a->reserved)
 		return -EINVAL;
 
-	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE,
-				    DAT_INVALID_HANDLE_EVD_REQUEST);
+	uobj = kdapl_uioctl_evd(ufile, a->evd_id, status);
+	if (!uobj)
 		return 0;
-	}
 	/* An opaque value of the process, never dereferenced here. */
 	event.event_data.software_event_data.pointer =
 		(DAT_PVOID)(uintptr_t)a->pointer;
 	*status = kdapl_evd_post_se(&ufile->owner, uobj->handle, &event);
+	return 0;
+}
+
+/*
+ * The EVD's CQ grows first (kdapl_evd_resize()), then its ring: a CQ
+ * that grew for a ring that could not is harmless, since CQs never
+ * shrink.
+ */
+static int kdapl_uioctl_evd_resize(struct kdapl_ufile *ufile, void *arg,
+				   DAT_RETURN *status)
+{
+	struct kdapl_ioc_evd_resize *a = arg;
+	struct kdapl_uobj *uobj;
+	DAT_RETURN ret;
+
+	if (a->reserved)
+		return -EINVAL;
+
+	uobj = kdapl_uioctl_evd(ufile, a->evd_id, status);
+	if (!uobj)
+		return 0;
+	ret = kdapl_evd_resize(&ufile->owner, uobj->handle, a->qlen);
+	if (!ret)
+		ret = kdapl_uring_resize(uobj->ring, a->qlen);
+	a->entries = uobj->ring->entries;
+	a->ring_size = kdapl_uring_size(uobj->ring);
+	*status = ret;
 	return 0;
 }
 
@@ -476,12 +514,9 @@ static int kdapl_uioctl_evd_modify(struct kdapl_ufile *ufile, void *arg,
 	if ((a->set | a->clear) & ~known || (a->set & a->clear))
 		return -EINVAL;
 
-	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE,
-				    DAT_INVALID_HANDLE_EVD_REQUEST);
+	uobj = kdapl_uioctl_evd(ufile, a->evd_id, status);
+	if (!uobj)
 		return 0;
-	}
 	a->state = kdapl_uring_modify(uobj->ring, a->set, a->clear);
 	*status = DAT_SUCCESS;
 	return 0;
@@ -494,12 +529,9 @@ static int kdapl_uioctl_evd_modify_cno(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *uobj, *cno = NULL;
 	struct kdapl_ucno *old;
 
-	uobj = kdapl_uobj_find(ufile, a->evd_id, DAT_HANDLE_TYPE_EVD);
-	if (!uobj) {
-		*status = dat_error(DAT_INVALID_HANDLE,
-				    DAT_INVALID_HANDLE_EVD_REQUEST);
+	uobj = kdapl_uioctl_evd(ufile, a->evd_id, status);
+	if (!uobj)
 		return 0;
-	}
 	if (a->cno_id) {
 		cno = kdapl_uobj_find(ufile, a->cno_id, DAT_HANDLE_TYPE_CNO);
 		/* A CNO gathers EVDs of one IA (DAT). */
@@ -737,6 +769,7 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_URMR(RMR_BIND, bind, kdapl_ioc_rmr_bind),
 	KDAPL_UCSP(CSP_CREATE, create, kdapl_ioc_csp_create),
 	KDAPL_UCSP(CSP_FREE, free, kdapl_ioc_obj_free),
+	KDAPL_UIOCTL(EVD_RESIZE, evd_resize, kdapl_ioc_evd_resize, 0),
 };
 
 /* The command's entry, or NULL for an unknown command. */

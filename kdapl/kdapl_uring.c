@@ -16,7 +16,10 @@
  * event and only compared, so a process writing garbage can lose or
  * repeat its own events but never make the kernel write outside the ring.
  *
- * A ring holds at least the EVD's queue length.  An event that finds it
+ * A ring holds at least the EVD's queue length; dat_evd_resize() moves it
+ * to new memory when that changes its number of slots (see
+ * kdapl_uring_resize()), so a mapping keeps the memory it maps, not the
+ * ring.  An event that finds it
  * full is counted in hdr->overflows, and the first of a run of losses is
  * reported as DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD, as DAT
  * asks of an EVD queue that overflows: the loss is an event, never
@@ -56,7 +59,7 @@
  * kdapl_uring_charge() - charge the pages of a ring to the calling user
  * @size: bytes of the ring
  * @user: out: the user, with a reference
- * @charged: out: pages charged (0 with CAP_IPC_LOCK)
+ * @charged: out: pages charged (0 with CAP_IPC_LOCK, or for no pages)
  *
  * Ring memory is the process's to pay for: its pages count against
  * RLIMIT_MEMLOCK of the user, as io_uring's rings and registered buffers
@@ -74,7 +77,7 @@ bool kdapl_uring_charge(size_t size, struct user_struct **user,
 	long cur;
 
 	*charged = 0;
-	if (!capable(CAP_IPC_LOCK)) {
+	if (pages && !capable(CAP_IPC_LOCK)) {
 		cur = atomic_long_read(&u->locked_vm);
 		do {
 			if (cur + pages > limit) {
@@ -102,13 +105,78 @@ void kdapl_uring_uncharge(struct user_struct *user, unsigned long charged)
 	free_uid(user);
 }
 
+/* The largest queue length of a ring. */
+#define KDAPL_URING_MAX_QLEN	BIT(24)
+
+static void kdapl_uring_mem_release(struct kref *ref)
+{
+	struct kdapl_uring_mem *mem = container_of(ref, struct kdapl_uring_mem,
+						   ref);
+
+	kdapl_uring_uncharge(mem->user, mem->charged);
+	vfree(mem->hdr);
+	kfree(mem);
+}
+
+static void kdapl_uring_mem_put(struct kdapl_uring_mem *mem)
+{
+	kref_put(&mem->ref, kdapl_uring_mem_release);
+}
+
+/*
+ * Memory for a ring of @entries slots, with an extension per slot if
+ * @ext, charged to the calling user.  NULL without memory or over the
+ * limit.
+ */
+static struct kdapl_uring_mem *kdapl_uring_mem_alloc(u32 entries, bool ext)
+{
+	size_t ext_offset = KDAPL_RING_EVENTS +
+			    (size_t)entries * sizeof(struct kdapl_uevent);
+	struct kdapl_uring_mem *mem;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
+	if (!mem)
+		return NULL;
+	mem->size = PAGE_ALIGN(ext_offset + (ext ? (size_t)entries *
+					     sizeof(struct kdapl_uevent_ext) :
+					     0));
+	if (!kdapl_uring_charge(mem->size, &mem->user, &mem->charged))
+		goto free;
+	mem->hdr = vmalloc_user(mem->size);
+	if (!mem->hdr)
+		goto uncharge;
+	mem->hdr->entries = entries;
+	if (ext)
+		mem->hdr->ext_offset = ext_offset;
+	kref_init(&mem->ref);
+	return mem;
+uncharge:
+	kdapl_uring_uncharge(mem->user, mem->charged);
+free:
+	kfree(mem);
+	return NULL;
+}
+
+/* Make @mem the ring's memory; ring->lock held once producers run. */
+static void kdapl_uring_use(struct kdapl_uring *ring,
+			    struct kdapl_uring_mem *mem)
+{
+	ring->mem = mem;
+	ring->hdr = mem->hdr;
+	ring->ev = (void *)mem->hdr + KDAPL_RING_EVENTS;
+	ring->ext = ring->has_ext ? (void *)mem->hdr + mem->hdr->ext_offset :
+		    NULL;
+	/* kdapl_uring_wait() checks its threshold against it unlocked. */
+	WRITE_ONCE(ring->entries, mem->hdr->entries);
+}
+
 static void kdapl_uring_release(struct kref *ref)
 {
 	struct kdapl_uring *ring = container_of(ref, struct kdapl_uring, ref);
 
 	kdapl_uring_uncharge(ring->user, ring->charged);
 	kvfree(ring->crq);
-	vfree(ring->hdr);
+	kdapl_uring_mem_put(ring->mem);
 	/* kdapl_uring_get() may look at it under RCU. */
 	kfree_rcu(ring, rcu);
 }
@@ -176,43 +244,33 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	bool ext = flags & (DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG);
 	bool crq = (flags & DAT_EVD_CR_FLAG) &&
 		   (flags & (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG));
+	struct kdapl_uring_mem *mem;
 	struct kdapl_uring *ring;
-	size_t ext_offset;
 	u32 entries;
 
-	if (qlen > (1U << 24))
+	if (qlen > KDAPL_URING_MAX_QLEN)
 		return NULL;
 	entries = roundup_pow_of_two(max(qlen, 2U));
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	ext_offset = KDAPL_RING_EVENTS +
-		     (size_t)entries * sizeof(struct kdapl_uevent);
-	ring->size = PAGE_ALIGN(ext_offset + (ext ? (size_t)entries *
-					      sizeof(struct kdapl_uevent_ext) :
-					      0));
 	/* The parking queue is the process's memory too. */
-	if (!kdapl_uring_charge(ring->size + (crq ? PAGE_ALIGN(entries *
-					sizeof(*ring->crq)) : 0),
-				&ring->user, &ring->charged))
+	if (!kdapl_uring_charge(crq ? PAGE_ALIGN(entries * sizeof(*ring->crq)) :
+				0, &ring->user, &ring->charged))
 		goto free;
 	if (crq) {
 		ring->crq = kvcalloc(entries, sizeof(*ring->crq),
 				     GFP_KERNEL_ACCOUNT);
 		if (!ring->crq)
 			goto uncharge;
+		ring->crq_entries = entries;
 		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
 	}
-	ring->hdr = vmalloc_user(ring->size);
-	if (!ring->hdr)
+	mem = kdapl_uring_mem_alloc(entries, ext);
+	if (!mem)
 		goto uncharge;
-	ring->ev = (void *)ring->hdr + KDAPL_RING_EVENTS;
-	if (ext) {
-		ring->ext = (void *)ring->hdr + ext_offset;
-		ring->hdr->ext_offset = ext_offset;
-	}
-	ring->entries = entries;
-	ring->hdr->entries = entries;
+	ring->has_ext = ext;
+	kdapl_uring_use(ring, mem);
 	ring->cookie = cookie;
 	ring->ufile = ufile;
 	ring->ia_id = ia_id;
@@ -228,13 +286,28 @@ free:
 	return NULL;
 }
 
-/* Events in the ring as the kernel sees it, whatever the head says. */
+/*
+ * Events in the ring as the kernel sees it, whatever the head says;
+ * ring->lock held.
+ */
 static u32 kdapl_uring_count(struct kdapl_uring *ring, u32 tail)
 {
 	/* Pairs with the process's release: the slots before it are read. */
 	u32 n = tail - smp_load_acquire(&ring->hdr->head);
 
 	return min(n, ring->entries);
+}
+
+/* Events in the ring, for the waiters: the lock keeps its memory. */
+static u32 kdapl_uring_pending(struct kdapl_uring *ring)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	n = kdapl_uring_count(ring, ring->tail);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return n;
 }
 
 /* The cookie the file gave the object of @handle, or 0. */
@@ -475,7 +548,7 @@ static void kdapl_uring_publish(struct kdapl_uring *ring,
 		/* Only connection events and requests carry the extension. */
 		if (ring->ext && kdapl_uring_has_ext(u))
 			ring->ext[tail & (ring->entries - 1)] = *x;
-		WRITE_ONCE(ring->tail, tail + 1);
+		ring->tail = tail + 1;
 		/* The event is written before the process can see it. */
 		smp_store_release(&ring->hdr->tail, tail + 1);
 		/* Under the lock: kdapl_uring_set_cno() may swap the CNO. */
@@ -507,9 +580,9 @@ static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 	spin_lock_irqsave(&ring->lock, flags);
 	if (ring->dead) {
 		/* Freed: the request goes with the EVD. */
-	} else if (ring->crq_count < ring->entries) {
+	} else if (ring->crq_count < ring->crq_entries) {
 		ring->crq[(ring->crq_head + ring->crq_count) &
-			  (ring->entries - 1)] = *ev;
+			  (ring->crq_entries - 1)] = *ev;
 		ring->crq_count++;
 		queued = true;
 	} else {
@@ -537,7 +610,8 @@ static bool kdapl_uring_next_cr(struct kdapl_uring *ring, DAT_EVENT *ev,
 	found = ring->crq_count;
 	if (found) {
 		*ev = ring->crq[ring->crq_head];
-		ring->crq_head = (ring->crq_head + 1) & (ring->entries - 1);
+		ring->crq_head = (ring->crq_head + 1) &
+				 (ring->crq_entries - 1);
 		ring->crq_count--;
 	}
 	if (found && reserved) {
@@ -614,7 +688,7 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 		return;
 	}
 	/* Copied out whole: nothing of the stack may reach the process. */
-	if (ring->ext)
+	if (ring->has_ext)
 		memset(&x, 0, sizeof(x));
 	if (!kdapl_uring_fill(ring, &u, &x, ev))
 		return;
@@ -700,14 +774,14 @@ void kdapl_uring_detach(struct kdapl_uobj *uobj)
 
 static void kdapl_uring_vm_open(struct vm_area_struct *vma)
 {
-	struct kdapl_uring *ring = vma->vm_private_data;
+	struct kdapl_uring_mem *mem = vma->vm_private_data;
 
-	kref_get(&ring->ref);
+	kref_get(&mem->ref);
 }
 
 static void kdapl_uring_vm_close(struct vm_area_struct *vma)
 {
-	kdapl_uring_put(vma->vm_private_data);
+	kdapl_uring_mem_put(vma->vm_private_data);
 }
 
 static const struct vm_operations_struct kdapl_uring_vm_ops = {
@@ -720,8 +794,9 @@ static const struct vm_operations_struct kdapl_uring_vm_ops = {
  * @vma: the whole ring, shared; a fork does not copy it
  * @mem: the ring's vmalloc_user() memory
  * @size: its size
- * @ops: the mapping's operations, which keep the ring alive
- * @priv: the ring, whose reference the mapping takes over on success
+ * @ops: the mapping's operations, which keep @mem alive
+ * @priv: what holds @mem, whose reference the mapping takes over on
+ *	success
  *
  * Context: process context, mmap lock held.
  * Return: 0, -EINVAL for a wrong size, a private or an executable
@@ -747,16 +822,119 @@ int kdapl_uring_map(struct vm_area_struct *vma, void *mem, size_t size,
 
 /**
  * kdapl_uring_mmap() - map an event ring
- * @ring: the ring, with a reference the mapping takes over on success
+ * @ring: the ring, with a reference held by the caller
  * @vma: see kdapl_uring_map()
+ *
+ * Maps the memory the ring uses now, which the mapping keeps.
  *
  * Context: process context, mmap lock held.
  * Return: as kdapl_uring_map().
  */
 int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma)
 {
-	return kdapl_uring_map(vma, ring->hdr, ring->size, &kdapl_uring_vm_ops,
-			       ring);
+	struct kdapl_uring_mem *mem;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	mem = ring->mem;
+	kref_get(&mem->ref);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	ret = kdapl_uring_map(vma, mem->hdr, mem->size, &kdapl_uring_vm_ops,
+			      mem);
+	if (ret)
+		kdapl_uring_mem_put(mem);
+	return ret;
+}
+
+/**
+ * kdapl_uring_size() - bytes to map for an event ring
+ * @ring: the ring of a live EVD
+ *
+ * Context: process context, ufile->lock held (kdapl_uring_resize() changes
+ * it under that lock).
+ * Return: the size of the ring's memory.
+ */
+size_t kdapl_uring_size(struct kdapl_uring *ring)
+{
+	lockdep_assert_held(&ring->ufile->lock);
+	return ring->mem->size;
+}
+
+/* Move the events of the ring, oldest first, into @mem; ring->lock held. */
+static void kdapl_uring_move(struct kdapl_uring *ring,
+			     struct kdapl_uring_mem *mem, u32 n)
+{
+	struct kdapl_uevent_ext *ext = (void *)mem->hdr + mem->hdr->ext_offset;
+	struct kdapl_uevent *ev = (void *)mem->hdr + KDAPL_RING_EVENTS;
+	u32 i, slot;
+
+	lockdep_assert_held(&ring->lock);
+	for (i = 0; i < n; i++) {
+		slot = (ring->tail - n + i) & (ring->entries - 1);
+		ev[i] = ring->ev[slot];
+		if (ring->has_ext)
+			ext[i] = ring->ext[slot];
+	}
+	mem->hdr->overflows = ring->overflows;
+	mem->hdr->tail = n;
+	ring->tail = n;
+}
+
+/**
+ * kdapl_uring_resize() - give a ring the room of another queue length
+ * @ring: the ring of a live EVD
+ * @qlen: the EVD's new queue length, 1 to 2^24
+ *
+ * A ring whose number of slots changes moves to new memory: the events
+ * not consumed yet go there in order, and the process maps it at the
+ * same offset.  The old memory stays while the process maps it, but the
+ * kernel no longer writes it.  A parked connection request keeps its
+ * room in the parking queue the ring was created with.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER for a @qlen out of range;
+ * DAT_INVALID_STATE while more than @qlen events are in the ring (as
+ * the process's head says), or a thread waits on it;
+ * DAT_INSUFFICIENT_RESOURCES without memory or over RLIMIT_MEMLOCK.
+ */
+DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, u32 qlen)
+{
+	struct kdapl_uring_mem *mem = NULL, *old = NULL;
+	unsigned long flags;
+	DAT_RETURN ret;
+	u32 entries, n;
+
+	lockdep_assert_held(&ring->ufile->lock);
+	if (!qlen || qlen > KDAPL_URING_MAX_QLEN)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	entries = roundup_pow_of_two(max(qlen, 2U));
+	if (entries != ring->entries) {
+		mem = kdapl_uring_mem_alloc(entries, ring->has_ext);
+		if (!mem)
+			return dat_error(DAT_INSUFFICIENT_RESOURCES,
+					 DAT_RESOURCE_MEMORY);
+	}
+	ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	spin_lock_irqsave(&ring->lock, flags);
+	n = kdapl_uring_count(ring, ring->tail);
+	/* A waiter's threshold was checked against the old size. */
+	if (n <= qlen && n + ring->reserved <= entries &&
+	    !atomic_read(&ring->waiters)) {
+		if (mem) {
+			kdapl_uring_move(ring, mem, n);
+			old = ring->mem;
+			kdapl_uring_use(ring, mem);
+			mem = NULL;
+		}
+		ret = DAT_SUCCESS;
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (old)
+		kdapl_uring_mem_put(old);
+	if (mem)
+		kdapl_uring_mem_put(mem);
+	return ret;
 }
 
 /* May a waiter for @threshold events return? */
@@ -764,7 +942,7 @@ static bool kdapl_uring_ready(struct kdapl_uring *ring, u32 threshold)
 {
 	return READ_ONCE(ring->dead) ||
 	       (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE) ||
-	       kdapl_uring_count(ring, READ_ONCE(ring->tail)) >= threshold;
+	       kdapl_uring_pending(ring) >= threshold;
 }
 
 /**
@@ -790,7 +968,7 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 	ktime_t timeout = KTIME_MAX;
 	long ret;
 
-	if (!threshold || threshold > ring->entries)
+	if (!threshold || threshold > READ_ONCE(ring->entries))
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE)
 		return dat_error(DAT_INVALID_STATE,
@@ -804,7 +982,7 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 								   threshold),
 						 timeout);
 	atomic_dec(&ring->waiters);
-	*count = kdapl_uring_count(ring, READ_ONCE(ring->tail));
+	*count = kdapl_uring_pending(ring);
 	if (READ_ONCE(ring->dead))
 		return dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE)
@@ -874,7 +1052,7 @@ static __poll_t kdapl_uring_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &ring->wait, wait);
 	/* As in kdapl_ucno_poll(): pairs with the sink's wq_has_sleeper(). */
 	smp_mb();
-	if (kdapl_uring_count(ring, READ_ONCE(ring->tail)))
+	if (kdapl_uring_pending(ring))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(ring->dead))
 		mask |= EPOLLHUP;

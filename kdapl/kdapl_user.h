@@ -43,23 +43,46 @@ struct kdapl_ufile {
 };
 
 /**
+ * struct kdapl_uring_mem - the memory of an event ring, which the
+ *	process maps
+ * @ref: the ring while it uses it, and every mapping of it
+ * @hdr: the shared header, at the start of @size bytes of vmalloc_user()
+ * @size: bytes of the mapping
+ * @user: the user whose RLIMIT_MEMLOCK its pages count against
+ * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
+ *
+ * A resized ring moves to new memory; the old one stays until the
+ * process unmaps it, so that no mapping ever points at freed pages.
+ */
+struct kdapl_uring_mem {
+	struct kref ref;
+	struct kdapl_ring_head *hdr;
+	size_t size;
+	struct user_struct *user;
+	unsigned long charged;
+};
+
+/**
  * struct kdapl_uring - the event ring of an EVD of a file
  * @ref: the file's object and every mapping hold one
  * @lock: serialises producers (the sink runs one at a time per EVD, but
- *	the EVD of an event and the ring's state change together)
- * @hdr: the shared header, at the start of @size bytes of vmalloc_user()
- * @ev: the shared event slots
- * @ext: the shared extensions of the slots (connection streams), or NULL
+ *	the EVD of an event and the ring's state change together), and
+ *	orders them against kdapl_uring_resize(): @mem, @hdr, @ev, @ext,
+ *	@entries and @tail change together under it
+ * @mem: the shared memory the ring uses now
+ * @hdr: its header
+ * @ev: its event slots
+ * @ext: the extensions of its slots (connection streams), or NULL
+ * @has_ext: the EVD has connection streams: every @mem has @ext
  * @entries: slots, a power of two
  * @tail: the producer index; the shared copy is only written
  * @overflows: events lost because the ring was full
- * @size: bytes of the mapping
  * @cookie: the EVD's cookie, put in every event
  * @wait: dat_evd_wait() sleeps here
  * @dead: the EVD was freed: waiters return
  * @ufile: the file, for the cookies of other objects
  * @ia_id: the id of the EVD's IA, for the objects its events bring
- * @user: the user whose RLIMIT_MEMLOCK the ring's pages count against
+ * @user: the user whose RLIMIT_MEMLOCK @crq counts against
  * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
  * @overflowing: the last event was lost; the next loss after a success
  *	is reported again
@@ -72,7 +95,8 @@ struct kdapl_ufile {
  *	KDAPL_EVD_UNWAITABLE (waits fail); written under ufile->lock, read
  *	without it by the sink and the waiters
  * @crq: connection requests the sink parked for @cr_work (an EVD that
- *	also takes completion streams), @entries of them; NULL otherwise
+ *	also takes completion streams), @crq_entries of them; NULL otherwise
+ * @crq_entries: room in @crq, the ring's @entries at creation
  * @crq_head: the oldest parked request, under @lock
  * @crq_count: requests parked, under @lock
  * @reserved: slots @cr_work reserved for requests it is delivering,
@@ -83,13 +107,14 @@ struct kdapl_ufile {
 struct kdapl_uring {
 	struct kref ref;
 	spinlock_t lock;	/* see above */
+	struct kdapl_uring_mem *mem;
 	struct kdapl_ring_head *hdr;
 	struct kdapl_uevent *ev;
 	struct kdapl_uevent_ext *ext;
+	bool has_ext;
 	u32 entries;
 	u32 tail;
 	u32 overflows;
-	size_t size;
 	u64 cookie;
 	wait_queue_head_t wait;
 	bool dead;
@@ -102,6 +127,7 @@ struct kdapl_uring {
 	atomic_t waiters;
 	u32 state;
 	DAT_EVENT *crq;
+	u32 crq_entries;
 	u32 crq_head;
 	u32 crq_count;
 	u32 reserved;
@@ -298,6 +324,8 @@ int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
 u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear);
+DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, u32 qlen);
+size_t kdapl_uring_size(struct kdapl_uring *ring);
 struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,
 				       struct kdapl_ucno *cno);
 

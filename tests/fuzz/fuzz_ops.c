@@ -127,6 +127,21 @@ static void op_evd_create(struct fz_thread *t)
 		fz_map_ring(t, a.evd_id, a.ring_offset, a.ring_size, false, 0);
 }
 
+/* Resize an EVD, and map its new ring now and then, at the same offset. */
+static void op_evd_resize(struct fz_thread *t)
+{
+	struct kdapl_ioc_evd_resize a;
+
+	FZ_ARG(a);
+	a.evd_id = fz_pick(t, FZ_EVD);
+	a.qlen = fz_chance(t, 90) ? (__s32)fz_num(t, 300) : (__s32)fz_rand(t);
+	a.reserved = fz_reserved(t);
+	if (fz_ioctl(t, KDAPL_NR_EVD_RESIZE, &a) == DAT_SUCCESS &&
+	    fz_chance(t, 50))
+		fz_map_ring(t, a.evd_id, (__u64)a.evd_id * getpagesize(),
+			    a.ring_size, false, 0);
+}
+
 static void op_evd_wait(struct fz_thread *t)
 {
 	struct kdapl_ioc_evd_wait a;
@@ -658,6 +673,7 @@ const struct fz_op fz_obj_ops[] = {
 	{ "evd_post_se", 2, op_evd_post_se },
 	{ "evd_modify", 1, op_evd_modify },
 	{ "evd_modify_cno", 1, op_evd_modify_cno },
+	{ "evd_resize", 1, op_evd_resize },
 	{ "lmr_create", 4, op_lmr_create },
 	{ "lmr_free", 2, op_lmr_free },
 	{ "lmr_sync", 1, op_lmr_sync },

@@ -204,6 +204,32 @@ struct kdapl_ioc_evd_create {
 };
 
 /**
+ * struct kdapl_ioc_evd_resize - change the queue length of an EVD
+ * @head: see struct kdapl_ioc_head
+ * @evd_id: the EVD
+ * @qlen: the new minimum queue length (DAT evd_min_qlen)
+ * @entries: out: events the ring holds now
+ * @reserved: zero
+ * @ring_size: out: bytes to mmap for the ring now
+ *
+ * When the ring's number of slots changes, the kernel moves the events
+ * not yet consumed, in order, to a new ring at the same mmap offset and
+ * fills it from there on: the process maps the new ring (@ring_size
+ * bytes), consumes from it, and unmaps the old one, which the kernel
+ * no longer writes.  Fails with DAT_INVALID_STATE while more than @qlen
+ * events are in the ring, or while a thread waits on the EVD
+ * (KDAPL_IOC_EVD_WAIT); no other command may use the EVD meanwhile.
+ */
+struct kdapl_ioc_evd_resize {
+	struct kdapl_ioc_head head;
+	__u32 evd_id;
+	__s32 qlen;
+	__u32 entries;
+	__u32 reserved;
+	__u64 ring_size;
+};
+
+/**
  * struct kdapl_ioc_evd_wait - wait for events of an EVD
  * @head: see struct kdapl_ioc_head
  * @evd_id: the EVD
@@ -1144,6 +1170,7 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_RMR_BIND = 0x30,
 	KDAPL_NR_CSP_CREATE = 0x31,
 	KDAPL_NR_CSP_FREE = 0x32,
+	KDAPL_NR_EVD_RESIZE = 0x33,
 	KDAPL_NR_MAX
 };
 
@@ -1205,5 +1232,6 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_RMR_BIND	KDAPL_IOC(KDAPL_NR_RMR_BIND)
 #define KDAPL_IOC_CSP_CREATE	KDAPL_IOC(KDAPL_NR_CSP_CREATE)
 #define KDAPL_IOC_CSP_FREE	KDAPL_IOC(KDAPL_NR_CSP_FREE)
+#define KDAPL_IOC_EVD_RESIZE	KDAPL_IOC(KDAPL_NR_EVD_RESIZE)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

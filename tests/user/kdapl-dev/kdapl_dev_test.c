@@ -2129,6 +2129,77 @@ static int test_post_hostile(void)
 }
 
 /*
+ * KDAPL_IOC_EVD_RESIZE moves the events not consumed to a new ring at
+ * the same offset; the old mapping stays valid but is no longer written,
+ * and the new memory outlives the EVD while mapped.
+ */
+static int test_evd_resize(void)
+{
+	struct kdapl_ioc_evd_resize rs = { 0 };
+	int fd = dev_open(), fd2 = dev_open();
+	struct kdapl_uevent ev;
+	struct ring r, r2;
+	struct ia ia, ia2;
+	__u32 id, i;
+	__u64 off;
+
+	if (fd < 0 || fd2 < 0 || ia_open(fd, &ia, 1) || ia_open(fd2, &ia2, 2) ||
+	    evd_create(fd, &ia, 4, 0xe5, &id, &r))
+		return FAIL("set-up");
+	for (i = 1; i <= 3; i++)
+		if (post_se(fd, id, i) != DAT_SUCCESS)
+			return FAIL("post %u", i);
+	if (ring_pop(&r, &ev) != 1 || ev.data[0] != 1)
+		return FAIL("first event");
+	rs.evd_id = id;
+	rs.qlen = 64;
+	if (CALL(fd2, EVD_RESIZE, rs) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST))
+		return FAIL("other file");
+	rs.reserved = 1;
+	if (CALL(fd, EVD_RESIZE, rs) != -EINVAL)
+		return FAIL("reserved field");
+	rs.reserved = 0;
+	rs.qlen = 1;
+	if (CALL(fd, EVD_RESIZE, rs) != ERR(DAT_INVALID_STATE, 0))
+		return FAIL("two events in a queue of one");
+	rs.qlen = -5;
+	if (CALL(fd, EVD_RESIZE, rs) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("negative qlen");
+	rs.qlen = 64;
+	if (CALL(fd, EVD_RESIZE, rs) != DAT_SUCCESS || rs.entries != 64 ||
+	    rs.ring_size <= r.size)
+		return FAIL("resize: %u entries, %llu bytes", rs.entries,
+			    (unsigned long long)rs.ring_size);
+	if (post_se(fd, id, 4) != DAT_SUCCESS || r.hdr->tail != 3)
+		return FAIL("the old ring was written: tail %u", r.hdr->tail);
+	off = (__u64)id * getpagesize();
+	if (mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off) !=
+	    MAP_FAILED || errno != EINVAL)
+		return FAIL("the old size mapped");
+	if (ring_map(fd, &r2, rs.ring_size, off))
+		return FAIL("mmap of the new ring: %m");
+	if (r2.hdr->entries != 64 || r2.hdr->head != 0 || r2.hdr->tail != 3)
+		return FAIL("new ring %u %u %u", r2.hdr->entries,
+			    r2.hdr->head, r2.hdr->tail);
+	for (i = 2; i <= 4; i++)
+		if (ring_pop(&r2, &ev) != 1 || ev.data[0] != i ||
+		    ev.evd_cookie != 0xe5)
+			return FAIL("event %u after the move", i);
+	munmap(r.hdr, r.size);
+	if (obj_free(fd, KDAPL_IOC_EVD_FREE, id) != DAT_SUCCESS ||
+	    r2.hdr->entries != 64)
+		return FAIL("free");
+	munmap(r2.hdr, r2.size);
+	close(fd2);
+	close(fd);
+	munmap(ia.async.hdr, ia.async.size);
+	munmap(ia2.async.hdr, ia2.async.size);
+	return 0;
+}
+
+/*
  * A qualifier below 1024 is a privileged port, as it is for a socket:
  * with CAP_NET_BIND_SERVICE a PSP listens there, without it the create
  * fails with DAT_CONN_QUAL_UNAVAILABLE, not an internal error.
@@ -2167,7 +2238,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..22\n");
+	printf("TAP version 13\n1..23\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -2190,5 +2261,6 @@ int main(int argc, char **argv)
 	tap_run("post_hostile", test_post_hostile);
 	tap_run("srq", test_srq);
 	tap_run("rmr", test_rmr);
+	tap_run("evd_resize", test_evd_resize);
 	return tap_done("kdapl_dev_test");
 }
