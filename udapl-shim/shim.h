@@ -52,6 +52,7 @@ struct shim_obj {
  * @ev: the ring's slots
  * @ext: the slots' extensions (connection streams), or NULL
  * @map_size: bytes mapped
+ * @map_offset: the ring's mmap offset
  * @qlen: the queue length asked for
  * @flags: DAT_EVD_FLAGS
  * @cno: the CNO it triggers, or DAT_HANDLE_NULL
@@ -63,6 +64,7 @@ struct shim_evd {
 	struct kdapl_uevent *ev;
 	struct kdapl_uevent_ext *ext;
 	size_t map_size;
+	__u64 map_offset;
 	DAT_COUNT qlen;
 	DAT_EVD_FLAGS flags;
 	DAT_CNO_HANDLE cno;
@@ -453,6 +455,7 @@ DAT_RETURN shim_evd_post_se(DAT_EVD_HANDLE evd, const DAT_EVENT *event);
 DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE evd, DAT_EVENT *event);
 DAT_RETURN shim_evd_free(DAT_EVD_HANDLE evd);
 DAT_RETURN shim_evd_modify_cno(DAT_EVD_HANDLE evd, DAT_CNO_HANDLE cno);
+DAT_RETURN shim_evd_resize(DAT_EVD_HANDLE evd, DAT_COUNT qlen);
 DAT_RETURN shim_evd_enable(DAT_EVD_HANDLE evd);
 DAT_RETURN shim_evd_disable(DAT_EVD_HANDLE evd);
 DAT_RETURN shim_evd_set_unwaitable(DAT_EVD_HANDLE evd);

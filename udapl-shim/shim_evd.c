@@ -48,6 +48,7 @@ int shim_evd_map(struct shim_evd *evd, __u32 id, __u64 size,
 		evd->ext = (struct kdapl_uevent_ext *)((char *)p +
 						       evd->hdr->ext_offset);
 	evd->map_size = size;
+	evd->map_offset = offset;
 	evd->qlen = qlen;
 	evd->flags = flags;
 	return 0;
@@ -320,6 +321,59 @@ DAT_RETURN shim_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT qlen,
 	}
 	evd->cno = cno;
 	*evd_handle = (DAT_EVD_HANDLE)evd;
+	return DAT_SUCCESS;
+}
+
+/*
+ * Map the ring the kernel moved an EVD's events to, which is at the same
+ * offset, and unmap the old one, which the kernel no longer writes.
+ */
+static int shim_evd_remap(struct shim_evd *evd, __u64 size)
+{
+	void *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 evd->obj.ia->fd, evd->map_offset);
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(evd->hdr, evd->map_size);
+	evd->hdr = p;
+	evd->ev = (struct kdapl_uevent *)((char *)p + KDAPL_RING_EVENTS);
+	if (evd->ext)
+		evd->ext = (struct kdapl_uevent_ext *)((char *)p +
+						       evd->hdr->ext_offset);
+	evd->map_size = size;
+	return 0;
+}
+
+/*
+ * dat_evd_resize(): the kernel grows the EVD's CQ and, when the ring's
+ * number of slots changes, moves the events not dequeued yet to a new
+ * ring.  No other call may use the EVD meanwhile (a thread waiting in
+ * the kernel makes it fail with DAT_INVALID_STATE).  If the new ring
+ * cannot be mapped, the EVD is left unusable: its events are in memory
+ * the process cannot reach.
+ */
+DAT_RETURN shim_evd_resize(DAT_EVD_HANDLE handle, DAT_COUNT qlen)
+{
+	struct shim_evd *evd = shim_evd_get(handle);
+	struct kdapl_ioc_evd_resize r = { 0 };
+	DAT_RETURN ret;
+
+	if (!evd)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
+	if (qlen <= 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (evd->obj.ia->max_command <= KDAPL_NR_EVD_RESIZE)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	r.evd_id = evd->obj.id;
+	r.qlen = qlen;
+	ret = SHIM_CALL(evd->obj.ia, EVD_RESIZE, r);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if (r.entries != evd->hdr->entries && shim_evd_remap(evd, r.ring_size))
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	evd->qlen = qlen;
 	return DAT_SUCCESS;
 }
 

@@ -33,7 +33,7 @@ static const DAT_PROVIDER shim_provider_template = {
 	SHIM_FN(cr_handoff),
 	SHIM_FN(evd_create), SHIM_FN(evd_query), SHIM_FN(evd_modify_cno),
 	SHIM_FN(evd_enable), SHIM_FN(evd_disable), SHIM_FN(evd_wait),
-	SHIM_NI(evd_resize), SHIM_FN(evd_post_se), SHIM_FN(evd_dequeue),
+	SHIM_FN(evd_resize), SHIM_FN(evd_post_se), SHIM_FN(evd_dequeue),
 	SHIM_FN(evd_free),
 	SHIM_FN(ep_create), SHIM_FN(ep_query), SHIM_FN(ep_modify),
 	SHIM_FN(ep_connect), SHIM_FN(ep_dup_connect), SHIM_FN(ep_disconnect),

@@ -14,12 +14,6 @@
 #include "shim.h"
 #include "shim_unimpl.h"
 
-DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
-				  DAT_COUNT b)
-{
-	return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
 DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
 					 DAT_EXTENDED_OP b,
 					 va_list c)

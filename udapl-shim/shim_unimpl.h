@@ -11,8 +11,6 @@
 
 #include "shim.h"
 
-DAT_RETURN shim_unimpl_evd_resize(DAT_EVD_HANDLE a,
-				  DAT_COUNT b);
 DAT_RETURN shim_unimpl_handle_extendedop(DAT_HANDLE a,
 					 DAT_EXTENDED_OP b,
 					 va_list c);

@@ -1135,6 +1135,206 @@ static int test_evd_state(void)
 	       0 : FAIL("close");
 }
 
+/* Post software events with pointers @from.. @from + @n - 1. */
+static int post_numbered(DAT_EVD_HANDLE evd, long from, int n)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_RETURN ret;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ev.event_data.software_event_data.pointer = (void *)(from + i);
+		ret = dat_evd_post_se(evd, &ev);
+		if (ret != DAT_SUCCESS)
+			return FAIL("dat_evd_post_se %d: %#x", i, ret);
+	}
+	return 0;
+}
+
+/* Dequeue @n software events, which must carry @from.. in order. */
+static int take_numbered(DAT_EVD_HANDLE evd, long from, int n)
+{
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ret = dat_evd_dequeue(evd, &ev);
+		if (ret != DAT_SUCCESS || ev.event_number != DAT_SOFTWARE_EVENT ||
+		    ev.event_data.software_event_data.pointer !=
+		    (void *)(from + i))
+			return FAIL("event %d: %#x", i, ret);
+	}
+	ret = dat_evd_dequeue(evd, &ev);
+	return DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY ? 0 :
+	       FAIL("more events than %d: %#x", n, ret);
+}
+
+/* dat_evd_resize() of a software EVD: its events stay, in order. */
+static int test_evd_resize_se(void)
+{
+	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_EVD_HANDLE async, evd;
+	struct unwait_arg arg;
+	DAT_EVD_PARAM param;
+	DAT_PZ_HANDLE pz;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN ret;
+	DAT_COUNT n;
+	pthread_t th;
+
+	if (open_ia(&ia, &async) || dat_pz_create(ia, &pz) ||
+	    dat_evd_create(ia, 4, DAT_HANDLE_NULL, DAT_EVD_SOFTWARE_FLAG, &evd))
+		return FAIL("set-up");
+	if (post_numbered(evd, 1, 3))
+		return -1;
+	ret = dat_evd_resize(evd, 2);
+	if (ret != ERR(DAT_INVALID_STATE, 0))
+		return FAIL("below the events queued: %#x", ret);
+	ret = dat_evd_resize(evd, 0);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("qlen 0: %#x", ret);
+	ret = dat_evd_resize(pz, 8);
+	if (ret != ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST))
+		return FAIL("a PZ handle: %#x", ret);
+	ret = dat_evd_resize(evd, 100);
+	if (ret != DAT_SUCCESS)
+		return FAIL("grow: %#x", ret);
+	if (dat_evd_query(evd, DAT_EVD_FIELD_EVD_QLEN, &param) ||
+	    param.evd_qlen != 100)
+		return FAIL("qlen after the resize: %d", param.evd_qlen);
+	/* The three events moved; the ring takes 100 now (4 before). */
+	if (take_numbered(evd, 1, 3) || post_numbered(evd, 10, 100))
+		return -1;
+	ret = dat_evd_wait(evd, 0, 100, &ev, &n);
+	if (ret != DAT_SUCCESS || n != 99 ||
+	    ev.event_data.software_event_data.pointer != (void *)10L)
+		return FAIL("wait for 100: %#x %d", ret, n);
+	if (take_numbered(evd, 11, 99))
+		return -1;
+
+	/* Shrink with two events queued, then refill past the old head. */
+	if (post_numbered(evd, 200, 2))
+		return -1;
+	ret = dat_evd_resize(evd, 3);
+	if (ret != DAT_SUCCESS)
+		return FAIL("shrink: %#x", ret);
+	ret = dat_evd_wait(evd, 0, 4, &ev, &n);
+	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3))
+		return FAIL("threshold above the new qlen: %#x", ret);
+	if (post_numbered(evd, 202, 1) || take_numbered(evd, 200, 3) ||
+	    post_numbered(evd, 300, 3) || take_numbered(evd, 300, 3))
+		return -1;
+
+	/* Not while a thread waits on it: the waiter is unaffected. */
+	arg.evd = evd;
+	if (pthread_create(&th, NULL, unwait_waiter, &arg))
+		return FAIL("pthread_create");
+	usleep(200000);
+	ret = dat_evd_resize(evd, 64);
+	post_numbered(evd, 400, 1);
+	pthread_join(th, NULL);
+	if (ret != ERR(DAT_INVALID_STATE, 0))
+		return FAIL("with a waiter: %#x", ret);
+	if (arg.ret != DAT_SUCCESS)
+		return FAIL("the waiter: %#x", arg.ret);
+	if (dat_evd_free(evd) != DAT_SUCCESS || dat_pz_free(pz) != DAT_SUCCESS)
+		return FAIL("free");
+	return dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS ?
+	       0 : FAIL("close");
+}
+
+/*
+ * A connection request waiting in a resized EVD keeps its private data
+ * (the ring's extensions move too), and a DTO EVD resized while
+ * connected completes RDMA Writes into its new ring.
+ */
+static int test_evd_resize_conn(void)
+{
+	char *sbuf = aligned_alloc(4096, BUF);
+	char *cbuf = aligned_alloc(4096, BUF);
+	DAT_CR_ARRIVAL_EVENT_DATA *req;
+	DAT_EVD_HANDLE cr_evd, got;
+	DAT_LMR_HANDLE slmr, clmr;
+	DAT_LMR_CONTEXT sl, cl;
+	DAT_RMR_CONTEXT sr, cr;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rmr;
+	DAT_DTO_COOKIE ck;
+	DAT_PSP_HANDLE psp;
+	DAT_CNO_HANDLE cno;
+	DAT_CR_PARAM crp;
+	struct side s, c;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	int i;
+
+	if (!sbuf || !cbuf || side_open_dto(&s, 64) || side_open_dto(&c, 64))
+		return FAIL("set-up");
+	/* The CNO says the request is in the ring, which keeps it. */
+	if (dat_cno_create(s.ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno) ||
+	    dat_evd_create(s.ia, 2, cno, DAT_EVD_CR_FLAG, &cr_evd) ||
+	    dat_psp_create(s.ia, 5353, cr_evd, DAT_PSP_CONSUMER_FLAG, &psp))
+		return FAIL("PSP");
+	ret = dat_ep_connect(c.ep, s.addr, 5353, 5000000, 7, "resized",
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_ep_connect: %#x", ret);
+	ret = dat_cno_wait(cno, 5000000, &got);
+	if (ret != DAT_SUCCESS || got != cr_evd)
+		return FAIL("CNO: %#x", ret);
+	ret = dat_evd_resize(cr_evd, 300);
+	if (ret != DAT_SUCCESS)
+		return FAIL("resize with a request queued: %#x", ret);
+	if (wait_event(cr_evd, DAT_CONNECTION_REQUEST_EVENT, &ev))
+		return -1;
+	req = &ev.event_data.cr_arrival_event_data;
+	if (req->sp_handle.psp_handle != psp || req->conn_qual != 5353 ||
+	    dat_cr_query(req->cr_handle, DAT_CR_FIELD_ALL, &crp) ||
+	    crp.private_data_size < 7 || memcmp(crp.private_data, "resized", 7))
+		return FAIL("request after the resize");
+	if (dat_cr_accept(req->cr_handle, s.ep, 0, NULL) ||
+	    wait_event(c.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev) ||
+	    wait_event(s.conn, DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		return FAIL("accept");
+
+	/* Connected: shrink, then grow, the client's DTO EVD. */
+	if (dat_evd_resize(c.dto, 8) || dat_evd_resize(c.dto, 256))
+		return FAIL("DTO EVD resize");
+	if (make_lmr(&s, sbuf, BUF, &slmr, &sl, &sr) ||
+	    make_lmr(&c, cbuf, BUF, &clmr, &cl, &cr))
+		return -1;
+	memset(sbuf, 0, BUF);
+	for (i = 0; i < BUF; i++)
+		cbuf[i] = (char)(i * 7 + 3);
+	rmr.rmr_context = sr;
+	rmr.segment_length = 1024;
+	iov.lmr_context = cl;
+	iov.segment_length = 1024;
+	/* 16 outstanding: more than the 8 slots of the shrunk ring. */
+	for (i = 0; i < 16; i++) {
+		iov.virtual_address = (uintptr_t)cbuf + 1024 * i;
+		rmr.virtual_address = (uintptr_t)sbuf + 1024 * i;
+		ck.as_64 = 0x2000 + i;
+		ret = dat_ep_post_rdma_write(c.ep, 1, &iov, ck, &rmr,
+					     DAT_COMPLETION_DEFAULT_FLAG);
+		if (ret != DAT_SUCCESS)
+			return FAIL("write %d: %#x", i, ret);
+	}
+	for (i = 0; i < 16; i++)
+		if (dto_done(&c, 0x2000 + i, DAT_DTO_RDMA_WRITE, 1024))
+			return FAIL("write %d", i);
+	if (memcmp(sbuf, cbuf, 16 * 1024))
+		return FAIL("written data differs");
+	if (pair_disconnect(&s, &c, c.ep) || dat_lmr_free(slmr) ||
+	    dat_lmr_free(clmr) || dat_ep_free(c.ep) || dat_ep_free(s.ep) ||
+	    dat_psp_free(psp) || dat_evd_free(cr_evd) || dat_cno_free(cno))
+		return FAIL("free");
+	free(sbuf);
+	free(cbuf);
+	return pair_close(&s, &c);
+}
+
 /* dat_evd_modify_cno(): the EVD's events go to the new CNO only. */
 static int test_evd_cno(void)
 {
@@ -1585,7 +1785,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..23\n");
+	printf("TAP version 13\n1..25\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -1609,5 +1809,7 @@ int main(int argc, char **argv)
 	tap_run("ha_related", test_ha_related);
 	tap_run("srq", test_srq);
 	tap_run("csp", test_csp);
+	tap_run("evd_resize_se", test_evd_resize_se);
+	tap_run("evd_resize_conn", test_evd_resize_conn);
 	return tap_done("shim_test");
 }
