@@ -88,6 +88,8 @@ static void kdapl_cr_destroy(struct kdapl_cr *cr)
  * @cr: a published CR, with a reference held by the caller
  * @sp: the SP it is reported for, with a reference held by the caller
  *
+ * A CR the EVD cannot take (it is full) is rejected.
+ *
  * Context: process context without the IA lock (an upcall may accept).
  */
 void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
@@ -108,7 +110,12 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
 	data->cr_handle = kdapl_object_handle(&cr->obj);
 	data->truncate_flag = DAT_FALSE;
 	kdapl_stat_inc(sp->obj.ia->adapter, KDAPL_STAT_CONNECTION_REQUESTS);
-	kdapl_evd_post(sp->evd, &event);
+	/*
+	 * An EVD too full to take the request overflowed (its IA hears of
+	 * it); no consumer will answer it, so the peer is told now.
+	 */
+	if (!kdapl_evd_post(sp->evd, &event))
+		kdapl_cr_reject(sp->obj.ia->owner, data->cr_handle, 0, NULL);
 }
 
 /*

@@ -810,6 +810,71 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
 }
 
+#define KDAPL_CM_FULL_CLIENTS	3
+
+/*
+ * Requests to a PSP whose EVD is full: the EVD overflows (the IA hears
+ * of it) and the requests it could not take are rejected at once, so
+ * that their clients do not wait for a reply that cannot come.
+ */
+static void kdapl_cm_full_evd_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	DAT_EP_HANDLE cli[KDAPL_CM_FULL_CLIENTS];
+	const DAT_CONN_QUAL qual = KDAPL_CM_TEST_QUAL + 6;
+	struct sockaddr_in sin = env->addr;
+	DAT_EVD_HANDLE evd, async;
+	DAT_EVENT_NUMBER n;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, dat_ia_query(env->ia, &async, 0, NULL, 0, NULL),
+			DAT_SUCCESS);
+	evd = kdapl_test_evd(test, env->ia, 1, DAT_EVD_CR_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qual, evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	for (i = 0; i < KDAPL_CM_FULL_CLIENTS; i++) {
+		cli[i] = kdapl_cm_ep(test, env, env->conn);
+		KUNIT_ASSERT_EQ(test, dat_ep_connect(cli[i], kdapl_cm_sa(&sin),
+						     qual, 30000000, 0, NULL,
+						     DAT_QOS_BEST_EFFORT, 0),
+				DAT_SUCCESS);
+	}
+	/* The EVD keeps the first request; the others are answered. */
+	for (i = 1; i < KDAPL_CM_FULL_CLIENTS; i++) {
+		KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(env->conn, &ev,
+							    5000),
+				      "request %d unanswered", i);
+		n = ev.event_number;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      n == DAT_CONNECTION_EVENT_PEER_REJECTED ||
+				      n == DAT_CONNECTION_EVENT_NON_PEER_REJECTED,
+				      "event %#x", n);
+	}
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(async, &ev, 1000));
+	KUNIT_EXPECT_EQ(test, ev.event_number, DAT_ASYNC_ERROR_EVD_OVERFLOW);
+	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.asynch_error_event_data.dat_handle,
+			    (DAT_HANDLE)evd);
+
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(evd, &ev, 1000));
+	KUNIT_ASSERT_EQ(test, ev.event_number, DAT_CONNECTION_REQUEST_EVENT);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	KUNIT_ASSERT_EQ(test, dat_cr_reject(cr, 0, NULL), DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(env->conn, &ev, 5000));
+	KUNIT_EXPECT_EQ(test, ev.event_number,
+			DAT_CONNECTION_EVENT_PEER_REJECTED);
+	KUNIT_EXPECT_FALSE(test, kdapl_test_wait(evd, &ev, 100));
+	for (i = 0; i < KDAPL_CM_FULL_CLIENTS; i++) {
+		kdapl_cm_reset(test, cli[i]);
+		KUNIT_EXPECT_EQ(test, dat_ep_free(cli[i]), DAT_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+}
+
 /*
  * Another thread of the consumer: holds the rdma_cm handler of a PSP
  * while the test runs, or frees a PSP.
@@ -1063,6 +1128,7 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_full_evd_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_queued_request_test,
 			 kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_lifetime_test, kdapl_test_adapter_gen),

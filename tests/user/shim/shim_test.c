@@ -1335,6 +1335,90 @@ static int test_evd_resize_conn(void)
 	return pair_close(&s, &c);
 }
 
+#define BURST_EPS	32
+
+/* Answers the clients of test_cr_burst() got; 0 once one was not one. */
+static int burst_answers(DAT_EVD_HANDLE conn, int n)
+{
+	DAT_EVENT ev;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (dat_evd_wait(conn, 8000000, 1, &ev, NULL) != DAT_SUCCESS)
+			return i;
+		if (ev.event_number != DAT_CONNECTION_EVENT_PEER_REJECTED &&
+		    ev.event_number != DAT_CONNECTION_EVENT_NON_PEER_REJECTED) {
+			FAIL("client %d: event %#x", i, ev.event_number);
+			return 0;
+		}
+	}
+	return n;
+}
+
+/*
+ * A burst of connection requests to a PSP whose EVD also takes
+ * completions and holds one event: each request is delivered or
+ * rejected, none is left unanswered.  The EVD's sink parks requests for
+ * a work item, which delivers those that fit and rejects the others;
+ * requests that come faster than the work runs overflow the parking
+ * queue and must be rejected too.
+ */
+static int test_cr_burst(void)
+{
+	DAT_EP_HANDLE ep[BURST_EPS];
+	DAT_EVD_HANDLE mixed, conn;
+	DAT_PSP_HANDLE psp;
+	DAT_IA_ATTR attr;
+	struct side s, c;
+	int i, answered;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+
+	if (open_ia(&s.ia, &s.async) || open_ia(&c.ia, &c.async) ||
+	    dat_pz_create(c.ia, &c.pz))
+		return FAIL("set-up");
+	if (dat_ia_query(s.ia, NULL, DAT_IA_FIELD_ALL, &attr, 0, NULL) !=
+	    DAT_SUCCESS)
+		return FAIL("query");
+	s.addr = attr.ia_address_ptr;
+	if (dat_evd_create(s.ia, 1, DAT_HANDLE_NULL,
+			   DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG, &mixed) ||
+	    dat_evd_create(c.ia, 2 * BURST_EPS, DAT_HANDLE_NULL,
+			   DAT_EVD_CONNECTION_FLAG, &conn) ||
+	    dat_psp_create(s.ia, 5454, mixed, DAT_PSP_CONSUMER_FLAG, &psp))
+		return FAIL("objects");
+	for (i = 0; i < BURST_EPS; i++)
+		if (dat_ep_create(c.ia, c.pz, DAT_HANDLE_NULL, DAT_HANDLE_NULL,
+				  conn, NULL, &ep[i]))
+			return FAIL("EP %d", i);
+	for (i = 0; i < BURST_EPS; i++) {
+		ret = dat_ep_connect(ep[i], s.addr, 5454, 20000000, 0, NULL,
+				     DAT_QOS_BEST_EFFORT,
+				     DAT_CONNECT_DEFAULT_FLAG);
+		if (ret != DAT_SUCCESS)
+			return FAIL("connect %d: %#x", i, ret);
+	}
+	/* The server rejects what it was given; the kernel the rest. */
+	usleep(500000);
+	while (dat_evd_dequeue(mixed, &ev) == DAT_SUCCESS)
+		if (ev.event_number == DAT_CONNECTION_REQUEST_EVENT)
+			dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
+				      0, NULL);
+	answered = burst_answers(conn, BURST_EPS);
+	if (answered != BURST_EPS)
+		return FAIL("%d of %d requests answered", answered, BURST_EPS);
+	for (i = 0; i < BURST_EPS; i++)
+		if (dat_ep_free(ep[i]))
+			return FAIL("free EP %d", i);
+	if (dat_psp_free(psp) || dat_evd_free(mixed) || dat_evd_free(conn) ||
+	    dat_pz_free(c.pz))
+		return FAIL("free");
+	if (dat_ia_close(c.ia, DAT_CLOSE_GRACEFUL_FLAG) ||
+	    dat_ia_close(s.ia, DAT_CLOSE_GRACEFUL_FLAG))
+		return FAIL("close");
+	return 0;
+}
+
 /* dat_evd_modify_cno(): the EVD's events go to the new CNO only. */
 static int test_evd_cno(void)
 {
@@ -1785,7 +1869,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..25\n");
+	printf("TAP version 13\n1..26\n");
 	tap_run("open_close", test_open_close);
 	tap_run("pz", test_pz);
 	tap_run("evd", test_evd);
@@ -1811,5 +1895,6 @@ int main(int argc, char **argv)
 	tap_run("csp", test_csp);
 	tap_run("evd_resize_se", test_evd_resize_se);
 	tap_run("evd_resize_conn", test_evd_resize_conn);
+	tap_run("cr_burst", test_cr_burst);
 	return tap_done("shim_test");
 }
