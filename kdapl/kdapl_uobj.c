@@ -396,3 +396,4 @@ void kdapl_uobj_release_all(struct kdapl_ufile *ufile)
 	xa_destroy(&ufile->objs);
 	xa_destroy(&ufile->by_handle);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_uobj_release_all);

@@ -31,8 +31,7 @@
  * and kdapl_uring_cr_work() delivers them from kdapl_wq into slots it
  * reserves first (ring->reserved), which completions cannot take.  A
  * request that finds the parking queue full (more requests than the ring
- * has slots, waiting for the work) is lost as an overflow and not
- * rejected: its CR stays with the IA until the IA is closed.
+ * has slots, waiting for the work) is rejected by the work.
  *
  * Context: the sink runs in the context kdat.h gives upcalls of the EVD's
  * kind (bottom halves disabled for DTO EVDs), never with a kdapl lock
@@ -218,6 +217,7 @@ void kdapl_uring_put(struct kdapl_uring *ring)
 {
 	kref_put(&ring->ref, kdapl_uring_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_uring_put);
 
 static void kdapl_uring_cr_work(struct work_struct *work);
 
@@ -264,6 +264,7 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 		if (!ring->crq)
 			goto uncharge;
 		ring->crq_entries = entries;
+		INIT_LIST_HEAD(&ring->crq_rejects);
 		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
 	}
 	mem = kdapl_uring_mem_alloc(entries, ext);
@@ -285,6 +286,7 @@ free:
 	kfree(ring);
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_uring_create);
 
 /*
  * Events in the ring as the kernel sees it, whatever the head says;
@@ -569,21 +571,30 @@ static void kdapl_uring_publish(struct kdapl_uring *ring,
  * Park a connection request of an EVD that also takes completions: its
  * sink may run with bottom halves disabled, and the request's CR becomes
  * an object of the file in process context, in kdapl_uring_cr_work().
- * A request that finds the queue full is lost as an overflow; its CR
- * stays with the IA until the IA is closed.
+ * A request that finds the queue full (requests came faster than the
+ * work ran) could not have a slot either: the work rejects it, and only
+ * one that finds no memory for that is lost, as an overflow, its CR left
+ * with the IA until the IA is closed.
  */
 static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 {
 	bool queued = false, report = false;
+	struct kdapl_uring_crej *rej = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->dead && ring->crq_count == ring->crq_entries)
+		rej = kmalloc(sizeof(*rej), GFP_ATOMIC);
 	if (ring->dead) {
 		/* Freed: the request goes with the EVD. */
 	} else if (ring->crq_count < ring->crq_entries) {
 		ring->crq[(ring->crq_head + ring->crq_count) &
 			  (ring->crq_entries - 1)] = *ev;
 		ring->crq_count++;
+		queued = true;
+	} else if (rej) {
+		rej->cr = ev->event_data.cr_arrival_event_data.cr_handle;
+		list_add_tail(&rej->node, &ring->crq_rejects);
 		queued = true;
 	} else {
 		report = kdapl_uring_lose(ring);
@@ -644,11 +655,28 @@ static void kdapl_uring_reject(struct kdapl_uring *ring, const DAT_EVENT *ev)
 	kdapl_cr_reject(&ring->ufile->owner, d->cr_handle, 0, NULL);
 }
 
+/* Reject the requests that found the parking queue full. */
+static void kdapl_uring_reject_unparked(struct kdapl_uring *ring)
+{
+	struct kdapl_uring_crej *rej, *next;
+	unsigned long flags;
+	LIST_HEAD(rejects);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	list_splice_init(&ring->crq_rejects, &rejects);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	list_for_each_entry_safe(rej, next, &rejects, node) {
+		kdapl_cr_reject(&ring->ufile->owner, rej->cr, 0, NULL);
+		kfree(rej);
+	}
+}
+
 /*
  * Deliver the parked requests, oldest first, each into a slot reserved
  * for it; a request without a slot is rejected, as the sink of a
- * request EVD does.  kdapl_uring_detach() cancels it before the ring's
- * file can go.
+ * request EVD does, and so is every request that found the parking
+ * queue full.  kdapl_uring_detach() cancels it before the ring's file
+ * can go.
  */
 static void kdapl_uring_cr_work(struct work_struct *work)
 {
@@ -659,6 +687,7 @@ static void kdapl_uring_cr_work(struct work_struct *work)
 	bool reserved;
 	DAT_EVENT ev;
 
+	kdapl_uring_reject_unparked(ring);
 	while (kdapl_uring_next_cr(ring, &ev, &reserved)) {
 		if (!reserved) {
 			kdapl_uring_reject(ring, &ev);
@@ -672,12 +701,19 @@ static void kdapl_uring_cr_work(struct work_struct *work)
 	}
 }
 
-/*
- * The EVD's upcall: one event into the ring.  Runs one at a time per EVD
- * (SINGLE_INSTANCE); the lock orders it against kdapl_uring_detach().
+/**
+ * kdapl_uring_sink() - the upcall of a file's EVD: one event into its ring
+ * @data: the ring
+ * @ev: the event
+ * @more: unused
+ *
+ * Runs one at a time per EVD (SINGLE_INSTANCE); the ring's lock orders
+ * it against kdapl_uring_detach().  Not static for the KUnit suite,
+ * which hands it events in the contexts the EVD may call it in.
+ *
+ * Context: see the top of this file.
  */
-static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
-			     DAT_BOOLEAN more)
+void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
 {
 	struct kdapl_uring *ring = data;
 	struct kdapl_uevent_ext x;
@@ -698,6 +734,7 @@ static void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev,
 	    DAT_DTO_RECEIVE)
 		kdapl_uring_request_done(ring, ev);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_uring_sink);
 
 /**
  * kdapl_uring_attach() - make a new EVD of a file fill its ring
@@ -735,6 +772,7 @@ static void kdapl_uring_stop_cr(struct kdapl_uring *ring)
 	DAT_EVENT ev;
 
 	cancel_work_sync(&ring->cr_work);
+	kdapl_uring_reject_unparked(ring);
 	while (kdapl_uring_next_cr(ring, &ev, NULL))
 		kdapl_uring_reject(ring, &ev);
 }

@@ -63,6 +63,16 @@ struct kdapl_uring_mem {
 };
 
 /**
+ * struct kdapl_uring_crej - a connection request to reject
+ * @node: in struct kdapl_uring.crq_rejects
+ * @cr: its CR
+ */
+struct kdapl_uring_crej {
+	struct list_head node;
+	DAT_CR_HANDLE cr;
+};
+
+/**
  * struct kdapl_uring - the event ring of an EVD of a file
  * @ref: the file's object and every mapping hold one
  * @lock: serialises producers (the sink runs one at a time per EVD, but
@@ -97,6 +107,8 @@ struct kdapl_uring_mem {
  * @crq: connection requests the sink parked for @cr_work (an EVD that
  *	also takes completion streams), @crq_entries of them; NULL otherwise
  * @crq_entries: room in @crq, the ring's @entries at creation
+ * @crq_rejects: struct kdapl_uring_crej of the requests that found @crq
+ *	full, for @cr_work to reject; under @lock
  * @crq_head: the oldest parked request, under @lock
  * @crq_count: requests parked, under @lock
  * @reserved: slots @cr_work reserved for requests it is delivering,
@@ -128,6 +140,7 @@ struct kdapl_uring {
 	u32 state;
 	DAT_EVENT *crq;
 	u32 crq_entries;
+	struct list_head crq_rejects;
 	u32 crq_head;
 	u32 crq_count;
 	u32 reserved;
@@ -325,6 +338,7 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
 u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear);
 DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, u32 qlen);
+void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more);
 size_t kdapl_uring_size(struct kdapl_uring *ring);
 struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,
 				       struct kdapl_ucno *cno);

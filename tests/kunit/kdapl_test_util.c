@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 
 #include "kdapl_test_util.h"
+#include "kdapl_user.h"
 
 const char *const kdapl_test_adapters[KDAPL_TEST_NR_ADAPTERS] = {
 	KDAPL_TEST_ROCE,
@@ -259,6 +260,65 @@ struct kdapl_owner *kdapl_test_owner(struct kunit *test)
 	kunit_alloc_resource(test, kdapl_owner_hold, kdapl_owner_drop,
 			     GFP_KERNEL, owner);
 	return owner;
+}
+
+struct kdapl_test_deferred {
+	void (*fn)(void *data);
+	void *data;
+};
+
+static int kdapl_test_defer_init(struct kunit_resource *res, void *context)
+{
+	struct kdapl_test_deferred *d = kmalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return -ENOMEM;
+	*d = *(struct kdapl_test_deferred *)context;
+	res->data = d;
+	return 0;
+}
+
+static void kdapl_test_defer_run(struct kunit_resource *res)
+{
+	struct kdapl_test_deferred *d = res->data;
+
+	d->fn(d->data);
+	kfree(d);
+}
+
+void kdapl_test_defer(struct kunit *test, void (*fn)(void *data), void *data)
+{
+	struct kdapl_test_deferred d = { .fn = fn, .data = data };
+
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test,
+							 kdapl_test_defer_init,
+							 kdapl_test_defer_run,
+							 GFP_KERNEL, &d));
+}
+
+static void kdapl_ufile_drop(struct kunit_resource *res)
+{
+	struct kdapl_ufile *ufile = res->data;
+
+	kdapl_owner_release(&ufile->owner);
+	kdapl_uobj_release_all(ufile);
+	mutex_destroy(&ufile->lock);
+}
+
+struct kdapl_ufile *kdapl_test_ufile(struct kunit *test)
+{
+	struct kdapl_ufile *ufile;
+
+	ufile = kunit_kzalloc(test, sizeof(*ufile), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ufile);
+	kdapl_owner_init(&ufile->owner);
+	mutex_init(&ufile->lock);
+	xa_init_flags(&ufile->objs, XA_FLAGS_ALLOC1);
+	xa_init(&ufile->by_handle);
+	ufile->next_id = 1;
+	kunit_alloc_resource(test, kdapl_owner_hold, kdapl_ufile_drop,
+			     GFP_KERNEL, ufile);
+	return ufile;
 }
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

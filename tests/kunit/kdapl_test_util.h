@@ -72,6 +72,20 @@ void kdapl_test_set_ep_state(struct kunit *test, DAT_EP_HANDLE ep,
  */
 struct kdapl_owner *kdapl_test_owner(struct kunit *test);
 
+struct kdapl_ufile;
+
+/*
+ * A file of /dev/kdapl, as opening the device makes one, released as
+ * closing it would (every IA and object of it) when the test ends.
+ */
+struct kdapl_ufile *kdapl_test_ufile(struct kunit *test);
+
+/*
+ * Call @fn(@data) when the test ends, before what the test allocated
+ * earlier goes (KUnit frees resources in reverse order).
+ */
+void kdapl_test_defer(struct kunit *test, void (*fn)(void *data), void *data);
+
 /* How long a loopback connection event or DTO may take. */
 #define KDAPL_TEST_WAIT_MS	10000
 

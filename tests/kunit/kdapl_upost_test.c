@@ -16,7 +16,7 @@
 #define UPOST_MAX_IOV	2
 
 struct upost_env {
-	struct kdapl_ufile ufile;
+	struct kdapl_ufile *ufile;
 	DAT_IA_HANDLE ia;
 	DAT_EVD_HANDLE async;
 	DAT_EVD_HANDLE evd;
@@ -26,20 +26,13 @@ struct upost_env {
 	u32 head;
 };
 
-static int upost_env_hold(struct kunit_resource *res, void *context)
+/* The ring goes before its file (resources go in reverse order). */
+static void upost_env_free(void *data)
 {
-	res->data = context;
-	return 0;
-}
-
-/* The file goes as a release of /dev/kdapl would take it. */
-static void upost_env_free(struct kunit_resource *res)
-{
-	struct upost_env *env = res->data;
+	struct upost_env *env = data;
 
 	if (env->post)
 		kdapl_upost_put(env->post);
-	kdapl_owner_release(&env->ufile.owner);
 }
 
 /* A file's IA with a PZ, a DTO EVD and an unconnected EP, and its ring. */
@@ -57,10 +50,9 @@ static struct upost_env *upost_env_init(struct kunit *test)
 
 	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env);
-	owner = &env->ufile.owner;
-	kdapl_owner_init(owner);
-	kunit_alloc_resource(test, upost_env_hold, upost_env_free, GFP_KERNEL,
-			     env);
+	env->ufile = kdapl_test_ufile(test);
+	owner = &env->ufile->owner;
+	kdapl_test_defer(test, upost_env_free, env);
 	KUNIT_ASSERT_EQ(test, kdapl_ia_open(owner, *name, 8, &env->async,
 					    &env->ia),
 			DAT_SUCCESS);
@@ -74,7 +66,7 @@ static struct upost_env *upost_env_init(struct kunit *test)
 					      env->evd, env->evd,
 					      DAT_HANDLE_NULL, NULL, &env->ep),
 			DAT_SUCCESS);
-	env->post = kdapl_upost_create(&env->ufile, env->ep, UPOST_ENTRIES,
+	env->post = kdapl_upost_create(env->ufile, env->ep, UPOST_ENTRIES,
 				       UPOST_MAX_IOV);
 	KUNIT_ASSERT_NOT_NULL(test, env->post);
 	return env;
@@ -195,7 +187,7 @@ static void upost_event_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, tail, 3U);
 
-	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
 						&ev),
 			DAT_SUCCESS);
 	d = &ev.event_data.dto_completion_event_data;
@@ -203,12 +195,12 @@ static void upost_event_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x11ULL);
 	KUNIT_EXPECT_EQ(test, d->operation, DAT_DTO_SEND);
 	KUNIT_EXPECT_EQ(test, d->status, DAT_DTO_ERR_LOCAL_EP);
-	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
 						&ev),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x22ULL);
 	KUNIT_EXPECT_EQ(test, d->operation, DAT_DTO_RECEIVE);
-	KUNIT_EXPECT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+	KUNIT_EXPECT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
 						&ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
 }
@@ -245,13 +237,13 @@ static void upost_rmr_ops_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tail, 4U);
 
 	d = &ev.event_data.dto_completion_event_data;
-	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
 						&ev),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x31ULL);
 	KUNIT_EXPECT_EQ(test, d->operation, DAT_DTO_RDMA_READ);
 	KUNIT_EXPECT_NE(test, d->status, DAT_DTO_SUCCESS);
-	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile.owner, env->evd,
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
 						&ev),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, 0x32ULL);

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the event rings of /dev/kdapl (kdapl_uring.c): what the
+ * sink of a file's EVD does with the events it is handed, checked
+ * without a process.  The file's owner has a listening IA; a kernel
+ * consumer's IA connects to it, and the requests that arrive are handed
+ * to a ring's sink as the file's EVD would hand them.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+
+#include "kdapl_test_util.h"
+#include "kdapl_user.h"
+
+#define URING_QUAL	47230
+#define URING_CLIENTS	3
+
+struct uring_env {
+	struct kdapl_ufile *ufile;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	struct sockaddr_in addr;
+	struct kdapl_uring *ring;
+};
+
+/* The ring goes before its file (resources go in reverse order). */
+static void uring_env_free(void *data)
+{
+	struct uring_env *env = data;
+
+	if (env->ring)
+		kdapl_uring_put(env->ring);
+}
+
+/* A file whose IA listens on URING_QUAL, its requests on a kDAT EVD. */
+static struct uring_env *uring_env_init(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_adapter *adapter;
+	struct kdapl_owner *owner;
+	struct uring_env *env;
+	DAT_EVD_HANDLE async;
+	DAT_IA_ATTR *attr;
+
+	adapter = kdapl_adapter_get(*name);
+	if (!adapter)
+		kunit_skip(test, "no adapter %s", *name);
+	kdapl_adapter_put(adapter);
+
+	env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->ufile = kdapl_test_ufile(test);
+	owner = &env->ufile->owner;
+	kdapl_test_defer(test, uring_env_free, env);
+	KUNIT_ASSERT_EQ(test, kdapl_ia_open(owner, *name, 8, &async, &env->ia),
+			DAT_SUCCESS);
+	attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, attr);
+	KUNIT_ASSERT_EQ(test, kdapl_ia_query(owner, env->ia, NULL,
+					     DAT_IA_FIELD_ALL, attr, 0, NULL),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, attr->ia_address_ptr->sa_family, AF_INET);
+	memcpy(&env->addr, attr->ia_address_ptr, sizeof(env->addr));
+	KUNIT_ASSERT_EQ(test, kdapl_evd_kcreate(owner, env->ia, 8,
+						DAT_UPCALL_DISABLE, NULL,
+						DAT_EVD_CR_FLAG, &env->cr_evd),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, kdapl_psp_create(owner, env->ia, URING_QUAL,
+					       env->cr_evd,
+					       DAT_PSP_CONSUMER_FLAG,
+					       &env->psp),
+			DAT_SUCCESS);
+	return env;
+}
+
+/* The next event of the file's kDAT EVD @evd, waiting up to 5 s. */
+static bool uring_next(struct uring_env *env, DAT_EVD_HANDLE evd,
+		       DAT_EVENT *ev)
+{
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (kdapl_evd_dequeue(&env->ufile->owner, evd, ev) ==
+		    DAT_SUCCESS)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/*
+ * An EVD that merges requests with completions parks requests for a work
+ * item, in a queue as long as its ring.  More requests than that, handed
+ * to the sink before the work can run (bottom halves disabled on this
+ * CPU, where the work is queued), are rejected by the work, as those it
+ * finds no slot for are: every client is answered, and nothing is lost.
+ */
+static void uring_crq_full_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct uring_env *env = uring_env_init(test);
+	DAT_EVENT ev[URING_CLIENTS], cev;
+	DAT_EP_HANDLE cli[URING_CLIENTS];
+	DAT_EVD_HANDLE conn, dto;
+	DAT_IA_HANDLE cia;
+	DAT_PZ_HANDLE pz;
+	struct kdapl_uevent *u;
+	struct kdapl_uobj *uobj;
+	u32 i, delivered;
+
+	cia = kdapl_test_open_ia(test, *name);
+	pz = kdapl_test_pz(test, cia);
+	conn = kdapl_test_evd(test, cia, 8, DAT_EVD_CONNECTION_FLAG);
+	dto = kdapl_test_evd(test, cia, 8, DAT_EVD_DTO_FLAG);
+	for (i = 0; i < URING_CLIENTS; i++) {
+		KUNIT_ASSERT_EQ(test, dat_ep_create(cia, pz, dto, dto, conn,
+						    NULL, &cli[i]),
+				DAT_SUCCESS);
+		KUNIT_ASSERT_EQ(test, dat_ep_connect(cli[i],
+						     (struct sockaddr *)&env->addr,
+						     URING_QUAL, 30000000, 0,
+						     NULL, DAT_QOS_BEST_EFFORT,
+						     0),
+				DAT_SUCCESS);
+	}
+	for (i = 0; i < URING_CLIENTS; i++)
+		KUNIT_ASSERT_TRUE_MSG(test, uring_next(env, env->cr_evd, &ev[i]),
+				      "request %u", i);
+
+	/* Two slots, so two requests park; the third finds no room. */
+	env->ring = kdapl_uring_create(env->ufile, 1, 0x5eed, 0,
+				       DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG);
+	KUNIT_ASSERT_NOT_NULL(test, env->ring);
+	KUNIT_ASSERT_EQ(test, env->ring->crq_entries, 2U);
+	local_bh_disable();
+	for (i = 0; i < URING_CLIENTS; i++)
+		kdapl_uring_sink(env->ring, &ev[i], DAT_FALSE);
+	local_bh_enable();
+	flush_work(&env->ring->cr_work);
+	KUNIT_EXPECT_EQ(test, env->ring->overflows, 0U);
+
+	/* The consumer rejects what was delivered; the work did the rest. */
+	delivered = env->ring->tail;
+	KUNIT_EXPECT_LE(test, delivered, 2U);
+	for (i = 0; i < delivered; i++) {
+		u = &env->ring->ev[i];
+		KUNIT_ASSERT_EQ(test, u->number, DAT_CONNECTION_REQUEST_EVENT);
+		uobj = xa_load(&env->ufile->objs, u->new_id);
+		KUNIT_ASSERT_NOT_NULL(test, uobj);
+		KUNIT_EXPECT_EQ(test, kdapl_cr_reject(&env->ufile->owner,
+						      uobj->handle, 0, NULL),
+				DAT_SUCCESS);
+	}
+	for (i = 0; i < URING_CLIENTS; i++) {
+		KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(conn, &cev, 5000),
+				      "client %u unanswered", i);
+		KUNIT_EXPECT_TRUE(test, cev.event_number ==
+				  DAT_CONNECTION_EVENT_PEER_REJECTED ||
+				  cev.event_number ==
+				  DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+	}
+	for (i = 0; i < URING_CLIENTS; i++) {
+		KUNIT_EXPECT_EQ(test, dat_ep_reset(cli[i]), DAT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, dat_ep_free(cli[i]), DAT_SUCCESS);
+	}
+}
+
+static struct kunit_case kdapl_uring_test_cases[] = {
+	KUNIT_CASE_PARAM(uring_crq_full_test, kdapl_test_adapter_gen),
+	{}
+};
+
+static struct kunit_suite kdapl_uring_test_suite = {
+	.name = "kdapl_uring",
+	.test_cases = kdapl_uring_test_cases,
+};
+
+kunit_test_suite(kdapl_uring_test_suite);
