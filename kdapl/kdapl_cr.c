@@ -642,7 +642,8 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_handoff);
  *
  * The CR is reported again, with the same handle, on that PSP's EVD.  A
  * request that came with an EP (RSP, provider-created) cannot be handed
- * off.
+ * off.  If that EVD is full, the CR is rejected (see kdapl_cr_report())
+ * and the handoff still succeeds: the new PSP's EVD overflowed.
  *
  * Context: process context, may sleep.
  * Return:

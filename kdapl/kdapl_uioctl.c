@@ -477,17 +477,11 @@ static int kdapl_uioctl_evd_post_se(struct kdapl_ufile *ufile, void *arg,
 	return 0;
 }
 
-/*
- * The EVD's CQ grows first (kdapl_evd_resize()), then its ring: a CQ
- * that grew for a ring that could not is harmless, since CQs never
- * shrink.
- */
 static int kdapl_uioctl_evd_resize(struct kdapl_ufile *ufile, void *arg,
 				   DAT_RETURN *status)
 {
 	struct kdapl_ioc_evd_resize *a = arg;
 	struct kdapl_uobj *uobj;
-	DAT_RETURN ret;
 
 	if (a->reserved)
 		return -EINVAL;
@@ -495,12 +489,9 @@ static int kdapl_uioctl_evd_resize(struct kdapl_ufile *ufile, void *arg,
 	uobj = kdapl_uioctl_evd(ufile, a->evd_id, status);
 	if (!uobj)
 		return 0;
-	ret = kdapl_evd_resize(&ufile->owner, uobj->handle, a->qlen);
-	if (!ret)
-		ret = kdapl_uring_resize(uobj->ring, a->qlen);
+	*status = kdapl_uring_resize(uobj->ring, uobj->handle, a->qlen);
 	a->entries = uobj->ring->entries;
 	a->ring_size = kdapl_uring_size(uobj->ring);
-	*status = ret;
 	return 0;
 }
 

@@ -165,8 +165,22 @@ static void kdapl_uring_use(struct kdapl_uring *ring,
 	ring->ev = (void *)mem->hdr + KDAPL_RING_EVENTS;
 	ring->ext = ring->has_ext ? (void *)mem->hdr + mem->hdr->ext_offset :
 		    NULL;
-	/* kdapl_uring_wait() checks its threshold against it unlocked. */
-	WRITE_ONCE(ring->entries, mem->hdr->entries);
+	ring->entries = mem->hdr->entries;
+}
+
+/* A parking queue of @entries requests, charged to the calling user. */
+static DAT_EVENT *kdapl_uring_crq_alloc(u32 entries, struct user_struct **user,
+					unsigned long *charged)
+{
+	DAT_EVENT *crq;
+
+	if (!kdapl_uring_charge(PAGE_ALIGN(entries * sizeof(*crq)), user,
+				charged))
+		return NULL;
+	crq = kvcalloc(entries, sizeof(*crq), GFP_KERNEL_ACCOUNT);
+	if (!crq)
+		kdapl_uring_uncharge(*user, *charged);
+	return crq;
 }
 
 static void kdapl_uring_release(struct kref *ref)
@@ -255,22 +269,24 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	if (!ring)
 		return NULL;
 	/* The parking queue is the process's memory too. */
-	if (!kdapl_uring_charge(crq ? PAGE_ALIGN(entries * sizeof(*ring->crq)) :
-				0, &ring->user, &ring->charged))
-		goto free;
 	if (crq) {
-		ring->crq = kvcalloc(entries, sizeof(*ring->crq),
-				     GFP_KERNEL_ACCOUNT);
+		ring->crq = kdapl_uring_crq_alloc(entries, &ring->user,
+						  &ring->charged);
 		if (!ring->crq)
-			goto uncharge;
+			goto free;
 		ring->crq_entries = entries;
 		INIT_LIST_HEAD(&ring->crq_rejects);
 		INIT_WORK(&ring->cr_work, kdapl_uring_cr_work);
+	} else {
+		ring->user = get_current_user();
 	}
 	mem = kdapl_uring_mem_alloc(entries, ext);
 	if (!mem)
 		goto uncharge;
 	ring->has_ext = ext;
+	/* The sink fills a slot it found free before it publishes. */
+	ring->cr_direct = (flags & DAT_EVD_CR_FLAG) && !crq;
+	ring->qlen = qlen;
 	kdapl_uring_use(ring, mem);
 	ring->cookie = cookie;
 	ring->ufile = ufile;
@@ -280,9 +296,9 @@ struct kdapl_uring *kdapl_uring_create(struct kdapl_ufile *ufile, u32 qlen,
 	init_waitqueue_head(&ring->wait);
 	return ring;
 uncharge:
+	kvfree(ring->crq);
 	kdapl_uring_uncharge(ring->user, ring->charged);
 free:
-	kvfree(ring->crq);
 	kfree(ring);
 	return NULL;
 }
@@ -584,7 +600,7 @@ static void kdapl_uring_park_cr(struct kdapl_uring *ring, const DAT_EVENT *ev)
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!ring->dead && ring->crq_count == ring->crq_entries)
-		rej = kmalloc(sizeof(*rej), GFP_ATOMIC);
+		rej = kmalloc(sizeof(*rej), GFP_ATOMIC | __GFP_NOWARN);
 	if (ring->dead) {
 		/* Freed: the request goes with the EVD. */
 	} else if (ring->crq_count < ring->crq_entries) {
@@ -919,61 +935,149 @@ static void kdapl_uring_move(struct kdapl_uring *ring,
 	ring->tail = n;
 }
 
+/*
+ * What a resize may put in place, and what it took out: memory for the
+ * ring and a parking queue with the user it is charged to.
+ */
+struct kdapl_uring_grow {
+	struct kdapl_uring_mem *mem;
+	DAT_EVENT *crq;
+	struct user_struct *user;
+	unsigned long charged;
+};
+
+static void kdapl_uring_grow_free(struct kdapl_uring_grow *g)
+{
+	if (g->mem)
+		kdapl_uring_mem_put(g->mem);
+	if (g->crq) {
+		kvfree(g->crq);
+		kdapl_uring_uncharge(g->user, g->charged);
+	}
+}
+
+/* Memory for a ring of @entries slots, and a parking queue to match. */
+static DAT_RETURN kdapl_uring_grow_alloc(struct kdapl_uring *ring,
+					 u32 entries,
+					 struct kdapl_uring_grow *g)
+{
+	if (entries != ring->entries) {
+		g->mem = kdapl_uring_mem_alloc(entries, ring->has_ext);
+		if (!g->mem)
+			goto nomem;
+	}
+	if (ring->crq && entries > ring->crq_entries) {
+		g->crq = kdapl_uring_crq_alloc(entries, &g->user, &g->charged);
+		if (!g->crq)
+			goto nomem;
+	}
+	return DAT_SUCCESS;
+nomem:
+	kdapl_uring_grow_free(g);
+	return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+}
+
+/* Move the parked requests, oldest first, to @g's queue; ring->lock. */
+static void kdapl_uring_move_crq(struct kdapl_uring *ring,
+				 struct kdapl_uring_grow *g, u32 entries)
+{
+	DAT_EVENT *old = ring->crq;
+	u32 i;
+
+	for (i = 0; i < ring->crq_count; i++)
+		g->crq[i] = old[(ring->crq_head + i) & (ring->crq_entries - 1)];
+	ring->crq = g->crq;
+	ring->crq_head = 0;
+	ring->crq_entries = entries;
+	g->crq = old;
+	swap(ring->user, g->user);
+	swap(ring->charged, g->charged);
+}
+
+/*
+ * Put @g in place if the ring's events fit @qlen and no thread waits;
+ * what it replaces goes back in @g.
+ */
+static DAT_RETURN kdapl_uring_swap(struct kdapl_uring *ring, u32 qlen,
+				   u32 entries, struct kdapl_uring_grow *g)
+{
+	struct kdapl_uring_mem *old;
+	DAT_RETURN ret = DAT_SUCCESS;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	n = kdapl_uring_count(ring, ring->tail);
+	/*
+	 * A waiter's threshold was checked against the old size, and a
+	 * sink that delivers requests itself needs the free slot it found.
+	 */
+	if (n > qlen || n + ring->reserved > entries ||
+	    atomic_read(&ring->waiters) || (ring->cr_direct && n == entries)) {
+		ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto unlock;
+	}
+	if (g->mem) {
+		kdapl_uring_move(ring, g->mem, n);
+		old = ring->mem;
+		kdapl_uring_use(ring, g->mem);
+		g->mem = old;
+	}
+	if (g->crq)
+		kdapl_uring_move_crq(ring, g, entries);
+	ring->qlen = qlen;
+unlock:
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return ret;
+}
+
 /**
- * kdapl_uring_resize() - give a ring the room of another queue length
+ * kdapl_uring_resize() - dat_evd_resize() for the EVD of a ring
  * @ring: the ring of a live EVD
+ * @evd: the EVD's kDAT handle
  * @qlen: the EVD's new queue length, 1 to 2^24
  *
- * A ring whose number of slots changes moves to new memory: the events
- * not consumed yet go there in order, and the process maps it at the
- * same offset.  The old memory stays while the process maps it, but the
- * kernel no longer writes it.  A parked connection request keeps its
- * room in the parking queue the ring was created with.
+ * The kDAT EVD changes first (its CQ grows, see kdapl_evd_resize()),
+ * then the ring; if the ring cannot, the kDAT EVD's queue length goes
+ * back (its CQ stays grown, as CQs never shrink).  A ring whose number
+ * of slots changes moves to new memory: the events not consumed yet go
+ * there in order, and the process maps it at the same offset.  The old
+ * memory stays while the process maps it, but the kernel no longer
+ * writes it.  A parking queue grows with the ring.
  *
  * Context: process context, ufile->lock held.
  * Return: DAT_SUCCESS; DAT_INVALID_PARAMETER for a @qlen out of range;
  * DAT_INVALID_STATE while more than @qlen events are in the ring (as
- * the process's head says), or a thread waits on it;
- * DAT_INSUFFICIENT_RESOURCES without memory or over RLIMIT_MEMLOCK.
+ * the process's head says), while a thread waits on it, or, for an EVD
+ * of connection requests only, while the events fill the new ring;
+ * DAT_INSUFFICIENT_RESOURCES without memory or over RLIMIT_MEMLOCK; or
+ * the error of kdapl_evd_resize().
  */
-DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, u32 qlen)
+DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, DAT_EVD_HANDLE evd,
+			      u32 qlen)
 {
-	struct kdapl_uring_mem *mem = NULL, *old = NULL;
-	unsigned long flags;
+	struct kdapl_owner *owner = &ring->ufile->owner;
+	struct kdapl_uring_grow g = {};
+	u32 entries, old_qlen = ring->qlen;
 	DAT_RETURN ret;
-	u32 entries, n;
 
 	lockdep_assert_held(&ring->ufile->lock);
 	if (!qlen || qlen > KDAPL_URING_MAX_QLEN)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	entries = roundup_pow_of_two(max(qlen, 2U));
-	if (entries != ring->entries) {
-		mem = kdapl_uring_mem_alloc(entries, ring->has_ext);
-		if (!mem)
-			return dat_error(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_MEMORY);
+	ret = kdapl_uring_grow_alloc(ring, entries, &g);
+	if (ret)
+		return ret;
+	ret = kdapl_evd_resize(owner, evd, qlen);
+	if (!ret) {
+		ret = kdapl_uring_swap(ring, qlen, entries, &g);
+		if (ret)
+			kdapl_evd_resize(owner, evd, old_qlen);
 	}
-	ret = dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	spin_lock_irqsave(&ring->lock, flags);
-	n = kdapl_uring_count(ring, ring->tail);
-	/* A waiter's threshold was checked against the old size. */
-	if (n <= qlen && n + ring->reserved <= entries &&
-	    !atomic_read(&ring->waiters)) {
-		if (mem) {
-			kdapl_uring_move(ring, mem, n);
-			old = ring->mem;
-			kdapl_uring_use(ring, mem);
-			mem = NULL;
-		}
-		ret = DAT_SUCCESS;
-	}
-	spin_unlock_irqrestore(&ring->lock, flags);
-	if (old)
-		kdapl_uring_mem_put(old);
-	if (mem)
-		kdapl_uring_mem_put(mem);
+	kdapl_uring_grow_free(&g);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_uring_resize);
 
 /* May a waiter for @threshold events return? */
 static bool kdapl_uring_ready(struct kdapl_uring *ring, u32 threshold)
@@ -1004,17 +1108,27 @@ DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count)
 {
 	ktime_t timeout = KTIME_MAX;
+	unsigned long flags;
+	bool fits;
 	long ret;
 
-	if (!threshold || threshold > READ_ONCE(ring->entries))
-		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (READ_ONCE(ring->state) & KDAPL_EVD_UNWAITABLE)
 		return dat_error(DAT_INVALID_STATE,
 				 DAT_INVALID_STATE_EVD_UNWAITABLE);
 	if (timeout_us != DAT_TIMEOUT_INFINITE)
 		timeout = ns_to_ktime((u64)timeout_us * NSEC_PER_USEC);
-	/* Events for a waiter do not trigger the EVD's CNO (DAT). */
-	atomic_inc(&ring->waiters);
+	/*
+	 * Counted as a waiter with the size checked, under the lock
+	 * kdapl_uring_resize() checks for waiters under.  Events for a
+	 * waiter do not trigger the EVD's CNO (DAT).
+	 */
+	spin_lock_irqsave(&ring->lock, flags);
+	fits = threshold && threshold <= ring->entries;
+	if (fits)
+		atomic_inc(&ring->waiters);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (!fits)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	ret = wait_event_interruptible_hrtimeout(ring->wait,
 						 kdapl_uring_ready(ring,
 								   threshold),

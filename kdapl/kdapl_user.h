@@ -84,6 +84,9 @@ struct kdapl_uring_crej {
  * @ev: its event slots
  * @ext: the extensions of its slots (connection streams), or NULL
  * @has_ext: the EVD has connection streams: every @mem has @ext
+ * @cr_direct: the EVD takes connection requests and no completions:
+ *	its sink delivers requests itself, into a slot it found free
+ * @qlen: the EVD's queue length, as created or last resized
  * @entries: slots, a power of two
  * @tail: the producer index; the shared copy is only written
  * @overflows: events lost because the ring was full
@@ -92,7 +95,8 @@ struct kdapl_uring_crej {
  * @dead: the EVD was freed: waiters return
  * @ufile: the file, for the cookies of other objects
  * @ia_id: the id of the EVD's IA, for the objects its events bring
- * @user: the user whose RLIMIT_MEMLOCK @crq counts against
+ * @user: the user whose RLIMIT_MEMLOCK @crq counts against (changed
+ *	with @crq under @lock)
  * @charged: pages charged to @user->locked_vm (0 with CAP_IPC_LOCK)
  * @overflowing: the last event was lost; the next loss after a success
  *	is reported again
@@ -106,7 +110,8 @@ struct kdapl_uring_crej {
  *	without it by the sink and the waiters
  * @crq: connection requests the sink parked for @cr_work (an EVD that
  *	also takes completion streams), @crq_entries of them; NULL otherwise
- * @crq_entries: room in @crq, the ring's @entries at creation
+ * @crq_entries: room in @crq: the ring's @entries when it was created or
+ *	last grew
  * @crq_rejects: struct kdapl_uring_crej of the requests that found @crq
  *	full, for @cr_work to reject; under @lock
  * @crq_head: the oldest parked request, under @lock
@@ -124,6 +129,8 @@ struct kdapl_uring {
 	struct kdapl_uevent *ev;
 	struct kdapl_uevent_ext *ext;
 	bool has_ext;
+	bool cr_direct;
+	u32 qlen;
 	u32 entries;
 	u32 tail;
 	u32 overflows;
@@ -337,7 +344,8 @@ int kdapl_uring_mmap(struct kdapl_uring *ring, struct vm_area_struct *vma);
 DAT_RETURN kdapl_uring_wait(struct kdapl_uring *ring, u32 threshold,
 			    u32 timeout_us, u32 *count);
 u32 kdapl_uring_modify(struct kdapl_uring *ring, u32 set, u32 clear);
-DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, u32 qlen);
+DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, DAT_EVD_HANDLE evd,
+			      u32 qlen);
 void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more);
 size_t kdapl_uring_size(struct kdapl_uring *ring);
 struct kdapl_ucno *kdapl_uring_set_cno(struct kdapl_uring *ring,

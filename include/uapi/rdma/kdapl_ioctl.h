@@ -208,7 +208,7 @@ struct kdapl_ioc_evd_create {
  * @head: see struct kdapl_ioc_head
  * @evd_id: the EVD
  * @qlen: the new minimum queue length (DAT evd_min_qlen)
- * @entries: out: events the ring holds now
+ * @entries: out: slots the ring has now
  * @reserved: zero
  * @ring_size: out: bytes to mmap for the ring now
  *
@@ -217,8 +217,10 @@ struct kdapl_ioc_evd_create {
  * fills it from there on: the process maps the new ring (@ring_size
  * bytes), consumes from it, and unmaps the old one, which the kernel
  * no longer writes.  Fails with DAT_INVALID_STATE while more than @qlen
- * events are in the ring, or while a thread waits on the EVD
- * (KDAPL_IOC_EVD_WAIT); no other command may use the EVD meanwhile.
+ * events are in the ring, while a thread waits on the EVD
+ * (KDAPL_IOC_EVD_WAIT), or, for an EVD of connection requests only,
+ * while its events would fill the new ring; no other command may use
+ * the EVD meanwhile.
  */
 struct kdapl_ioc_evd_resize {
 	struct kdapl_ioc_head head;
