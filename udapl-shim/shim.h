@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -53,6 +54,9 @@ struct shim_obj {
  * @ext: the slots' extensions (connection streams), or NULL
  * @map_size: bytes mapped
  * @map_offset: the ring's mmap offset
+ * @unmapped: the kernel moved the ring (dat_evd_resize()) and the shim
+ *	could not map the new one: dequeue and wait fail until a resize
+ *	maps it
  * @qlen: the queue length asked for
  * @flags: DAT_EVD_FLAGS
  * @cno: the CNO it triggers, or DAT_HANDLE_NULL
@@ -65,6 +69,7 @@ struct shim_evd {
 	struct kdapl_uevent_ext *ext;
 	size_t map_size;
 	__u64 map_offset;
+	bool unmapped;
 	DAT_COUNT qlen;
 	DAT_EVD_FLAGS flags;
 	DAT_CNO_HANDLE cno;

@@ -214,6 +214,8 @@ DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE handle, DAT_EVENT *event)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST);
 	if (!event)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (evd->unmapped)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	/*
 	 * Plain DAT_QUEUE_EMPTY, without the error class, as OFA's provider
 	 * returns for completion streams: dtest -p compares the whole value.
@@ -238,6 +240,8 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!event)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (evd->unmapped)
+		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	if (__atomic_load_n(&evd->state, __ATOMIC_RELAXED) &
 	    KDAPL_EVD_UNWAITABLE)
 		return SHIM_ERR(DAT_INVALID_STATE,
@@ -351,8 +355,9 @@ static int shim_evd_remap(struct shim_evd *evd, __u64 size)
  * number of slots changes, moves the events not dequeued yet to a new
  * ring.  No other call may use the EVD meanwhile (a thread waiting in
  * the kernel makes it fail with DAT_INVALID_STATE).  If the new ring
- * cannot be mapped, the EVD is left unusable: its events are in memory
- * the process cannot reach.
+ * cannot be mapped, its events are where the process cannot reach them:
+ * dequeue and wait fail with DAT_INSUFFICIENT_RESOURCES until another
+ * dat_evd_resize() maps the ring.
  */
 DAT_RETURN shim_evd_resize(DAT_EVD_HANDLE handle, DAT_COUNT qlen)
 {
@@ -371,9 +376,13 @@ DAT_RETURN shim_evd_resize(DAT_EVD_HANDLE handle, DAT_COUNT qlen)
 	ret = SHIM_CALL(evd->obj.ia, EVD_RESIZE, r);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	if (r.entries != evd->hdr->entries && shim_evd_remap(evd, r.ring_size))
-		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	evd->qlen = qlen;
+	if (r.entries != evd->hdr->entries || evd->unmapped) {
+		evd->unmapped = shim_evd_remap(evd, r.ring_size) != 0;
+		if (evd->unmapped)
+			return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES,
+					DAT_RESOURCE_MEMORY);
+	}
 	return DAT_SUCCESS;
 }
 

@@ -15,10 +15,12 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <dat2/udat.h>
@@ -1044,6 +1046,7 @@ static int test_abrupt_close(void)
 struct unwait_arg {
 	DAT_EVD_HANDLE evd;
 	DAT_RETURN ret;
+	pid_t tid;
 };
 
 static void *unwait_waiter(void *p)
@@ -1052,6 +1055,7 @@ static void *unwait_waiter(void *p)
 	DAT_EVENT ev;
 	DAT_COUNT n;
 
+	__atomic_store_n(&a->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	/* 10 s: a waiter the change did not wake fails with a timeout. */
 	a->ret = dat_evd_wait(a->evd, 10000000, 1, &ev, &n);
 	return NULL;
@@ -1170,12 +1174,35 @@ static int take_numbered(DAT_EVD_HANDLE evd, long from, int n)
 	       FAIL("more events than %d: %#x", n, ret);
 }
 
+/* Wait until the thread @tid sleeps (in the kernel); false after 5 s. */
+static bool thread_sleeps(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	int i, fd, len;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < 500; i++) {
+		fd = open(path, O_RDONLY);
+		len = fd < 0 ? -1 : (int)read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len > 0) {
+			buf[len] = 0;
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == 'S')
+				return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
 /* dat_evd_resize() of a software EVD: its events stay, in order. */
 static int test_evd_resize_se(void)
 {
 	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
+	struct unwait_arg arg = { 0 };
 	DAT_EVD_HANDLE async, evd;
-	struct unwait_arg arg;
 	DAT_EVD_PARAM param;
 	DAT_PZ_HANDLE pz;
 	DAT_IA_HANDLE ia;
@@ -1230,7 +1257,10 @@ static int test_evd_resize_se(void)
 	arg.evd = evd;
 	if (pthread_create(&th, NULL, unwait_waiter, &arg))
 		return FAIL("pthread_create");
-	usleep(200000);
+	while (!__atomic_load_n(&arg.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (!thread_sleeps(arg.tid))
+		return FAIL("the waiter does not sleep");
 	ret = dat_evd_resize(evd, 64);
 	post_numbered(evd, 400, 1);
 	pthread_join(th, NULL);
@@ -1337,22 +1367,33 @@ static int test_evd_resize_conn(void)
 
 #define BURST_EPS	32
 
-/* Answers the clients of test_cr_burst() got; 0 once one was not one. */
-static int burst_answers(DAT_EVD_HANDLE conn, int n)
+/*
+ * Reject the requests @mixed delivers and count the answers @conn gets,
+ * for up to 10 s; -1 once an answer is not a reject.
+ */
+static int burst_answers(DAT_EVD_HANDLE mixed, DAT_EVD_HANDLE conn, int n)
 {
+	int answered = 0, i;
 	DAT_EVENT ev;
-	int i;
 
-	for (i = 0; i < n; i++) {
-		if (dat_evd_wait(conn, 8000000, 1, &ev, NULL) != DAT_SUCCESS)
-			return i;
-		if (ev.event_number != DAT_CONNECTION_EVENT_PEER_REJECTED &&
-		    ev.event_number != DAT_CONNECTION_EVENT_NON_PEER_REJECTED) {
-			FAIL("client %d: event %#x", i, ev.event_number);
-			return 0;
+	for (i = 0; i < 1000 && answered < n; i++) {
+		while (dat_evd_dequeue(mixed, &ev) == DAT_SUCCESS)
+			if (ev.event_number == DAT_CONNECTION_REQUEST_EVENT)
+				dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
+					      0, NULL);
+		while (dat_evd_dequeue(conn, &ev) == DAT_SUCCESS) {
+			if (ev.event_number !=
+			    DAT_CONNECTION_EVENT_PEER_REJECTED &&
+			    ev.event_number !=
+			    DAT_CONNECTION_EVENT_NON_PEER_REJECTED) {
+				FAIL("client event %#x", ev.event_number);
+				return -1;
+			}
+			answered++;
 		}
+		usleep(10000);
 	}
-	return n;
+	return answered;
 }
 
 /*
@@ -1372,7 +1413,6 @@ static int test_cr_burst(void)
 	struct side s, c;
 	int i, answered;
 	DAT_RETURN ret;
-	DAT_EVENT ev;
 
 	if (open_ia(&s.ia, &s.async) || open_ia(&c.ia, &c.async) ||
 	    dat_pz_create(c.ia, &c.pz))
@@ -1398,13 +1438,8 @@ static int test_cr_burst(void)
 		if (ret != DAT_SUCCESS)
 			return FAIL("connect %d: %#x", i, ret);
 	}
-	/* The server rejects what it was given; the kernel the rest. */
-	usleep(500000);
-	while (dat_evd_dequeue(mixed, &ev) == DAT_SUCCESS)
-		if (ev.event_number == DAT_CONNECTION_REQUEST_EVENT)
-			dat_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle,
-				      0, NULL);
-	answered = burst_answers(conn, BURST_EPS);
+	/* The server rejects what it is given; the kernel the rest. */
+	answered = burst_answers(mixed, conn, BURST_EPS);
 	if (answered != BURST_EPS)
 		return FAIL("%d of %d requests answered", answered, BURST_EPS);
 	for (i = 0; i < BURST_EPS; i++)
