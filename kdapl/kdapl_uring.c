@@ -954,6 +954,7 @@ static void kdapl_uring_grow_free(struct kdapl_uring_grow *g)
 		kvfree(g->crq);
 		kdapl_uring_uncharge(g->user, g->charged);
 	}
+	memset(g, 0, sizeof(*g));
 }
 
 /* Memory for a ring of @entries slots, and a parking queue to match. */
@@ -1037,9 +1038,10 @@ unlock:
  * @evd: the EVD's kDAT handle
  * @qlen: the EVD's new queue length, 1 to 2^24
  *
- * The kDAT EVD changes first (its CQ grows, see kdapl_evd_resize()),
- * then the ring; if the ring cannot, the kDAT EVD's queue length goes
- * back (its CQ stays grown, as CQs never shrink).  A ring whose number
+ * The kDAT EVD changes first (it checks @qlen against the device, and
+ * its CQ grows, see kdapl_evd_resize()), then the ring; if the ring
+ * cannot, the kDAT EVD's queue length goes back (its CQ stays grown, as
+ * CQs never shrink).  A ring whose number
  * of slots changes moves to new memory: the events not consumed yet go
  * there in order, and the process maps it at the same offset.  The old
  * memory stays while the process maps it, but the kernel no longer
@@ -1065,15 +1067,14 @@ DAT_RETURN kdapl_uring_resize(struct kdapl_uring *ring, DAT_EVD_HANDLE evd,
 	if (!qlen || qlen > KDAPL_URING_MAX_QLEN)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	entries = roundup_pow_of_two(max(qlen, 2U));
-	ret = kdapl_uring_grow_alloc(ring, entries, &g);
+	ret = kdapl_evd_resize(owner, evd, qlen);
 	if (ret)
 		return ret;
-	ret = kdapl_evd_resize(owner, evd, qlen);
-	if (!ret) {
+	ret = kdapl_uring_grow_alloc(ring, entries, &g);
+	if (!ret)
 		ret = kdapl_uring_swap(ring, qlen, entries, &g);
-		if (ret)
-			kdapl_evd_resize(owner, evd, old_qlen);
-	}
+	if (ret)
+		kdapl_evd_resize(owner, evd, old_qlen);
 	kdapl_uring_grow_free(&g);
 	return ret;
 }
