@@ -24,6 +24,7 @@
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/kdat.h>
+#include <rdma/kdat_ib_extensions.h>
 
 struct seq_file;
 
@@ -469,6 +470,8 @@ void kdapl_owner_release(struct kdapl_owner *owner);
  * @provider_attr: the provider-specific attributes (the MTU) that
  *	dat_ia_query() reports; they point into the IA
  * @num_provider_attr: entries of @provider_attr in use
+ * @ib_ext: KDAPL_IB_EXT_* flags: the IB extension operations the
+ *	transport carries; set at open
  */
 struct kdapl_ia {
 	struct kdapl_object obj;
@@ -485,9 +488,23 @@ struct kdapl_ia {
 	struct list_head adapter_entry;
 	DAT_SOCK_ADDR addr;
 	char mtu[12];
-	DAT_NAMED_ATTR provider_attr[1];
+	DAT_NAMED_ATTR provider_attr[5];
 	DAT_COUNT num_provider_attr;
+	u32 ib_ext;
 };
+
+/* The privileges that give an LMR an rmr_context. */
+#define KDAPL_MEM_PRIV_REMOTE	(DAT_MEM_PRIV_REMOTE_READ_FLAG |	\
+				 DAT_MEM_PRIV_REMOTE_WRITE_FLAG |	\
+				 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+
+/* The privileges an LMR may have: DAT's and the IB extension's. */
+#define KDAPL_LMR_PRIV_ALL	(DAT_MEM_PRIV_ALL_FLAG |		\
+				 DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+
+/* struct kdapl_ia.ib_ext */
+#define KDAPL_IB_EXT_IMMED_DATA	BIT(0)	/* RDMA Write with immediate */
+#define KDAPL_IB_EXT_ATOMICS	BIT(1)	/* compare and swap, fetch and add */
 
 /* The provider-specific attribute of the transport's MTU (as OFA's). */
 #define KDAPL_ATTR_TRANSPORT_MTU	"DAT_IB_TRANSPORT_MTU"
@@ -1269,6 +1286,21 @@ DAT_RETURN kdapl_ep_post_rdma_read_to_rmr(struct kdapl_owner *owner,
 					  DAT_DTO_COOKIE user_cookie,
 					  const DAT_RMR_TRIPLET *remote_iov,
 					  DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_rdma_write_immed(struct kdapl_owner *owner,
+					  DAT_EP_HANDLE ep_handle,
+					  DAT_COUNT num_segments,
+					  DAT_LMR_TRIPLET *local_iov,
+					  DAT_DTO_COOKIE user_cookie,
+					  const DAT_RMR_TRIPLET *remote_iov,
+					  DAT_UINT32 immed_data,
+					  DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN kdapl_ep_post_atomic(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle, bool fetch_add,
+				u64 compare_add, u64 swap,
+				DAT_LMR_TRIPLET *local_iov,
+				DAT_DTO_COOKIE user_cookie,
+				const DAT_RMR_TRIPLET *remote_iov,
+				DAT_COMPLETION_FLAGS completion_flags);
 DAT_RETURN kdapl_lmr_kcreate(struct kdapl_owner *owner, DAT_IA_HANDLE ia_handle,
 			     DAT_MEM_TYPE mem_type,
 			     DAT_REGION_DESCRIPTION region_description,
@@ -1593,6 +1625,7 @@ void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz);
 
 /* kdapl_dto.c services for the LMR, RMR and SRQ code. */
 DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
+void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc);
 
 /* kdapl_dto_wc_status(), with success (every completion but a few) inline. */
 static __always_inline DAT_DTO_COMPLETION_STATUS

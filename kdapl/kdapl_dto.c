@@ -301,6 +301,63 @@ static void kdapl_dto_deliver(struct ib_cq *cq, DAT_EVENT *ev)
 }
 
 /*
+ * Make @ev, a DTO completion of the IB extension operation @op, the
+ * DAT_IB_DTO_EVENT it is: the operation, and the extension data with
+ * the immediate data a receive brought (0 otherwise).
+ */
+static noinline void kdapl_dto_ext_event(DAT_EVENT *ev, DAT_DTOS op,
+					 u32 immed)
+{
+	static const u8 type[] = {
+		[DAT_IB_DTO_RDMA_WRITE_IMMED - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_RDMA_WRITE_IMMED,
+		[DAT_IB_DTO_RECV_IMMED - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_RDMA_WRITE_IMMED_DATA,
+		[DAT_IB_DTO_FETCH_ADD - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_FETCH_AND_ADD,
+		[DAT_IB_DTO_CMP_SWAP - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_CMP_AND_SWAP,
+		[DAT_IB_DTO_RECV_MSG_IMMED - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_RECV_IMMED_DATA,
+	};
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+		&ev->event_data.dto_completion_event_data;
+	DAT_IB_EXTENSION_EVENT_DATA *x =
+		(DAT_IB_EXTENSION_EVENT_DATA *)ev->event_extension_data;
+
+	if (WARN_ON_ONCE(op - DAT_DTO_EXTENSION_BASE >= ARRAY_SIZE(type)))
+		return;
+	ev->event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
+	d->operation = op;
+	memset(x, 0, sizeof(*x));
+	x->type = type[op - DAT_DTO_EXTENSION_BASE];
+	x->status = d->status == DAT_DTO_SUCCESS ? DAT_OP_SUCCESS :
+						   DAT_IB_OP_ERR;
+	x->val.immed.data = immed;
+}
+
+/**
+ * kdapl_dto_recv_immed() - report the immediate data of a receive
+ * @ev: the receive's DTO completion event, built
+ * @wc: its work completion
+ *
+ * A receive that the peer's RDMA Write or Send with immediate data
+ * consumed becomes a DAT_IB_DTO_EVENT carrying the immediate.
+ *
+ * Context: CQ context.
+ */
+void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc)
+{
+	DAT_IB_DTOS op = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
+			 DAT_IB_DTO_RECV_IMMED : DAT_IB_DTO_RECV_MSG_IMMED;
+
+	if (likely(!(wc->wc_flags & IB_WC_WITH_IMM)) ||
+	    wc->status != IB_WC_SUCCESS)
+		return;
+	kdapl_dto_ext_event(ev, (DAT_DTOS)op, be32_to_cpu(wc->ex.imm_data));
+}
+
+/*
  * Build the event of a completed slot; returns false when no event is
  * due (internal work request, or a quiet one that succeeded).  A slot
  * whose LMR was freed before it completed fails with a protection error
@@ -352,6 +409,8 @@ kdapl_dto_event(struct kdapl_ep *ep, const struct kdapl_dto_slot *s,
 				d->rmr_context = inv;
 			}
 		}
+		if (unlikely(s->op >= DAT_DTO_EXTENSION_BASE))
+			kdapl_dto_ext_event(ev, s->op, 0);
 	}
 	return true;
 }
@@ -391,6 +450,8 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				 wc->byte_len);
 	kdapl_dto_sync_done(s, wc);
 	report = kdapl_dto_event(ep, s, status, wc->byte_len, inv, &ev);
+	if (report)
+		kdapl_dto_recv_immed(&ev, wc);
 	/* The slot is free once the tail passed it: copy first. */
 	smp_store_release(&r->tail, r->tail + 1);
 	atomic_dec(&ep->recv_outstanding);
@@ -1539,6 +1600,10 @@ EXPORT_SYMBOL_GPL(dat_ep_post_recv);
  * @flags: completion flags
  * @allowed: completion flags the call takes
  * @inv_rkey: key a send with invalidate invalidates
+ * @immed: immediate data of an RDMA Write with immediate
+ * @compare_add: operand of an atomic: compared, or added
+ * @swap: operand of compare and swap: stored if the comparison holds
+ * @ib_ext: the KDAPL_IB_EXT_* operation the IA's transport must carry
  * @arg_n: DAT_INVALID_ARG* of @n
  * @arg_iov: of the local segments
  * @arg_remote: of @remote
@@ -1556,6 +1621,10 @@ struct kdapl_dto_req {
 	DAT_COMPLETION_FLAGS flags;
 	DAT_COMPLETION_FLAGS allowed;
 	u32 inv_rkey;
+	u32 immed;
+	u64 compare_add;
+	u64 swap;
+	u32 ib_ext;
 	DAT_RETURN_SUBTYPE arg_n;
 	DAT_RETURN_SUBTYPE arg_iov;
 	DAT_RETURN_SUBTYPE arg_remote;
@@ -1568,9 +1637,13 @@ kdapl_dto_max_iov(const struct kdapl_ep *ep, const struct kdapl_dto_req *req)
 {
 	switch (req->opcode) {
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return ep->attr.max_rdma_write_iov;
 	case IB_WR_RDMA_READ:
 		return ep->attr.max_rdma_read_iov;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return 1;
 	default:
 		return ep->attr.max_request_iov;
 	}
@@ -1652,6 +1725,31 @@ static noinline DAT_RETURN kdapl_dto_rmr_sink(struct kdapl_ep *ep,
 	return kdapl_rmr_sink(ep->pz, t, iwarp, sge);
 }
 
+static __always_inline bool kdapl_dto_atomic(const struct kdapl_dto_req *req)
+{
+	return req->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       req->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * An atomic reads and writes the 8 bytes at the remote address, which
+ * must be aligned on them, and returns the original value into the first
+ * 8 bytes of its local segment.
+ */
+static noinline DAT_RETURN
+kdapl_dto_atomic_check(const struct kdapl_dto_req *req,
+		       struct kdapl_dto_slot *s, u64 *total)
+{
+	if (*total < sizeof(u64) ||
+	    req->remote->segment_length < sizeof(u64))
+		return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	if (!IS_ALIGNED(req->remote->virtual_address, sizeof(u64)))
+		return dat_error(DAT_INVALID_PARAMETER, req->arg_remote);
+	s->sge[0].length = sizeof(u64);
+	*total = sizeof(u64);
+	return DAT_SUCCESS;
+}
+
 /* The checks of a request that need no EP, with the refusal traced. */
 static __always_inline DAT_RETURN
 kdapl_dto_req_args(DAT_EP_HANDLE ep_handle, const struct kdapl_dto_req *req)
@@ -1659,7 +1757,7 @@ kdapl_dto_req_args(DAT_EP_HANDLE ep_handle, const struct kdapl_dto_req *req)
 	DAT_RETURN_SUBTYPE arg = 0;
 	DAT_RETURN ret;
 
-	if (unlikely(req->n < 0))
+	if (unlikely(req->n < 0 || (kdapl_dto_atomic(req) && req->n != 1)))
 		arg = req->arg_n;
 	else if (unlikely((req->n && !req->iov && !req->rmr_iov) ||
 			  (!req->n && req->rmr_iov)))
@@ -1684,6 +1782,9 @@ kdapl_dto_req_check(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
 	struct kdapl_dto_ring *q = &ep->dto->req;
 	DAT_RETURN ret;
 
+	/* An IB extension the transport does not carry. */
+	if (unlikely(req->ib_ext && !(ep->obj.ia->ib_ext & req->ib_ext)))
+		return dat_error(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	*qp = kdapl_dto_connected_qp(ep, &ret);
 	if (unlikely(!*qp))
 		return ret;
@@ -1732,6 +1833,8 @@ kdapl_dto_req_build(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
 		s->nlmr = req->n;
 	}
 	wr->num_sge = req->n;
+	if (kdapl_dto_atomic(req))
+		return kdapl_dto_atomic_check(req, s, total);
 	if (!req->remote) {
 		if (unlikely(*total > ep->attr.max_message_size))
 			return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
@@ -1739,7 +1842,7 @@ kdapl_dto_req_build(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
 	}
 	rlen = req->remote->segment_length;
 	if (rlen > ep->attr.max_rdma_size ||
-	    (req->opcode == IB_WR_RDMA_WRITE && *total > rlen) ||
+	    (req->use == KDAPL_DTO_SOURCE && *total > rlen) ||
 	    (req->opcode == IB_WR_RDMA_READ && *total < rlen))
 		return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 	if (req->opcode != IB_WR_RDMA_READ)
@@ -1778,6 +1881,7 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	union {
 		struct ib_send_wr send;
 		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
 	} wr __uninitialized;
 
 	ret = kdapl_dto_req_args(ep_handle, req);
@@ -1819,9 +1923,19 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		if (req->use == KDAPL_DTO_READ_SINK)
 			slot_flags |= KDAPL_DTO_SYNC;
 	}
-	wr.send.ex.invalidate_rkey = req->inv_rkey;
-	/* Devices read the rdma part for RDMA opcodes only. */
-	if (req->remote) {
+	if (req->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wr.send.ex.imm_data = cpu_to_be32(req->immed);
+	else
+		wr.send.ex.invalidate_rkey = req->inv_rkey;
+	/* Devices read the rdma or atomic part for those opcodes only. */
+	if (kdapl_dto_atomic(req)) {
+		wr.atomic.remote_addr = req->remote->virtual_address;
+		wr.atomic.compare_add = req->compare_add;
+		wr.atomic.compare_add_mask = 0;
+		wr.atomic.swap = req->swap;
+		wr.atomic.swap_mask = 0;
+		wr.atomic.rkey = req->remote->rmr_context;
+	} else if (req->remote) {
 		wr.rdma.remote_addr = req->remote->virtual_address;
 		wr.rdma.rkey = req->remote->rmr_context;
 	}
@@ -2372,3 +2486,218 @@ unlock:
 			     cookie.as_64, 0, 0, ret);
 	return ret;
 }
+
+/* ---------------------------------------------------------------------
+ * IB extensions: RDMA Write with immediate data, atomics
+ */
+
+/**
+ * kdapl_ep_post_rdma_write_immed() - dat_ib_post_rdma_write_immed() for
+ *	an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ib_post_rdma_write_immed()
+ * @num_segments: as for dat_ib_post_rdma_write_immed()
+ * @local_iov: as for dat_ib_post_rdma_write_immed()
+ * @user_cookie: as for dat_ib_post_rdma_write_immed()
+ * @remote_iov: as for dat_ib_post_rdma_write_immed()
+ * @immed_data: as for dat_ib_post_rdma_write_immed()
+ * @completion_flags: as for dat_ib_post_rdma_write_immed()
+ *
+ * Context: as dat_ib_post_rdma_write_immed().
+ * Return: as dat_ib_post_rdma_write_immed().
+ */
+DAT_RETURN kdapl_ep_post_rdma_write_immed(struct kdapl_owner *owner,
+					  DAT_EP_HANDLE ep_handle,
+					  DAT_COUNT num_segments,
+					  DAT_LMR_TRIPLET *local_iov,
+					  DAT_DTO_COOKIE user_cookie,
+					  const DAT_RMR_TRIPLET *remote_iov,
+					  DAT_UINT32 immed_data,
+					  DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
+		.op = (DAT_DTOS)DAT_IB_DTO_RDMA_WRITE_IMMED,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.remote = remote_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS |
+			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.immed = immed_data,
+		.ib_ext = KDAPL_IB_EXT_IMMED_DATA,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_remote = DAT_INVALID_ARG5,
+		.arg_flags = DAT_INVALID_ARG7,
+	};
+
+	return kdapl_dto_post_request(owner, ep_handle, &req);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_rdma_write_immed);
+
+/**
+ * dat_ib_post_rdma_write_immed() - RDMA Write with immediate data
+ * @ep_handle: the EP, connected
+ * @num_segments: segments in @local_iov, 0 to the EP's
+ *	max_rdma_write_iov
+ * @local_iov: the data, in LMRs of the EP's PZ
+ * @user_cookie: returned in the completion
+ * @remote_iov: the peer's buffer, as for dat_ep_post_rdma_write()
+ * @immed_data: 32 bits the peer receives with the data
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * The write consumes a receive the peer posted, whose completion is a
+ * DAT_IB_DTO_EVENT of operation DAT_IB_DTO_RECV_IMMED and type
+ * DAT_IB_RDMA_WRITE_IMMED_DATA carrying @immed_data; the local
+ * completion is a DAT_IB_DTO_EVENT of operation
+ * DAT_IB_DTO_RDMA_WRITE_IMMED and type DAT_IB_RDMA_WRITE_IMMED.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: as dat_ep_post_rdma_write(), with (ARG7) for bad completion
+ * flags, and DAT_NOT_IMPLEMENTED where the transport carries no
+ * immediate data (iWARP; the IA's provider attribute DAT_IB_IMMED_DATA
+ * is then absent).
+ */
+DAT_RETURN dat_ib_post_rdma_write_immed(DAT_EP_HANDLE ep_handle,
+					DAT_COUNT num_segments,
+					DAT_LMR_TRIPLET *local_iov,
+					DAT_DTO_COOKIE user_cookie,
+					const DAT_RMR_TRIPLET *remote_iov,
+					DAT_UINT32 immed_data,
+					DAT_COMPLETION_FLAGS completion_flags)
+{
+	return kdapl_ep_post_rdma_write_immed(&kdapl_kernel_owner, ep_handle,
+					      num_segments, local_iov,
+					      user_cookie, remote_iov,
+					      immed_data, completion_flags);
+}
+EXPORT_SYMBOL(dat_ib_post_rdma_write_immed);
+
+/**
+ * kdapl_ep_post_atomic() - dat_ib_post_cmp_and_swap() and
+ *	dat_ib_post_fetch_and_add() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: the EP
+ * @fetch_add: fetch and add (@compare_add is added; @swap is unused),
+ *	else compare and swap
+ * @compare_add: the value compared or added
+ * @swap: the value compare and swap stores
+ * @local_iov: one segment, the original value's
+ * @user_cookie: returned in the completion
+ * @remote_iov: the target
+ * @completion_flags: completion flags
+ *
+ * Context: as dat_ib_post_cmp_and_swap().
+ * Return: as dat_ib_post_cmp_and_swap() or dat_ib_post_fetch_and_add().
+ */
+DAT_RETURN kdapl_ep_post_atomic(struct kdapl_owner *owner,
+				DAT_EP_HANDLE ep_handle, bool fetch_add,
+				u64 compare_add, u64 swap,
+				DAT_LMR_TRIPLET *local_iov,
+				DAT_DTO_COOKIE user_cookie,
+				const DAT_RMR_TRIPLET *remote_iov,
+				DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = fetch_add ? IB_WR_ATOMIC_FETCH_AND_ADD :
+				      IB_WR_ATOMIC_CMP_AND_SWP,
+		.op = (DAT_DTOS)(fetch_add ? DAT_IB_DTO_FETCH_ADD :
+					     DAT_IB_DTO_CMP_SWAP),
+		.use = KDAPL_DTO_READ_SINK,
+		.n = 1,
+		.iov = local_iov,
+		.remote = remote_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS,
+		.compare_add = compare_add,
+		.swap = swap,
+		.ib_ext = KDAPL_IB_EXT_ATOMICS,
+		/* Fetch and add has no swap argument. */
+		.arg_n = fetch_add ? DAT_INVALID_ARG3 : DAT_INVALID_ARG4,
+		.arg_iov = fetch_add ? DAT_INVALID_ARG3 : DAT_INVALID_ARG4,
+		.arg_remote = fetch_add ? DAT_INVALID_ARG5 : DAT_INVALID_ARG6,
+		.arg_flags = fetch_add ? DAT_INVALID_ARG6 : DAT_INVALID_ARG7,
+	};
+
+	return kdapl_dto_post_request(owner, ep_handle, &req);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_atomic);
+
+/**
+ * dat_ib_post_cmp_and_swap() - 64-bit compare and swap in a peer's memory
+ * @ep_handle: the EP, connected
+ * @compare_value: the value the target is compared with
+ * @swap_value: the value stored in the target if it was @compare_value
+ * @local_iov: one segment of at least 8 bytes, in an LMR of the EP's PZ
+ *	with local write privilege: the target's original value lands in
+ *	its first 8 bytes
+ * @user_cookie: returned in the completion
+ * @remote_iov: the target: 8 bytes, 8-byte aligned, in memory of the
+ *	peer registered with DAT_IB_MEM_PRIV_REMOTE_ATOMIC
+ * @completion_flags: as for dat_ep_post_rdma_write()
+ *
+ * The completion is a DAT_IB_DTO_EVENT of operation DAT_IB_DTO_CMP_SWAP
+ * and type DAT_IB_CMP_AND_SWAP, with a transfered_length of 8.  The
+ * atomic is carried out by the peer's device and counts against the
+ * EP's max_rdma_read_out, as an RDMA Read does.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: DAT_SUCCESS;
+ * DAT_INVALID_HANDLE (EP) for a bad @ep_handle;
+ * DAT_INVALID_PARAMETER (ARG4) for a NULL @local_iov, (ARG6) for a NULL
+ * or misaligned @remote_iov, (ARG7) for bad completion flags;
+ * DAT_NOT_IMPLEMENTED where the device has no atomics (siw; the IA's
+ * provider attribute DAT_IB_CMP_AND_SWAP is then absent);
+ * DAT_LENGTH_ERROR for a local or remote segment shorter than 8 bytes;
+ * otherwise as dat_ep_post_rdma_read().
+ */
+DAT_RETURN dat_ib_post_cmp_and_swap(DAT_EP_HANDLE ep_handle,
+				    DAT_UINT64 compare_value,
+				    DAT_UINT64 swap_value,
+				    DAT_LMR_TRIPLET *local_iov,
+				    DAT_DTO_COOKIE user_cookie,
+				    const DAT_RMR_TRIPLET *remote_iov,
+				    DAT_COMPLETION_FLAGS completion_flags)
+{
+	return kdapl_ep_post_atomic(&kdapl_kernel_owner, ep_handle, false,
+				    compare_value, swap_value, local_iov,
+				    user_cookie, remote_iov, completion_flags);
+}
+EXPORT_SYMBOL(dat_ib_post_cmp_and_swap);
+
+/**
+ * dat_ib_post_fetch_and_add() - 64-bit fetch and add in a peer's memory
+ * @ep_handle: the EP, connected
+ * @add_value: added to the target
+ * @local_iov: as for dat_ib_post_cmp_and_swap(): the original value
+ * @user_cookie: returned in the completion
+ * @remote_iov: the target, as for dat_ib_post_cmp_and_swap()
+ * @completion_flags: as for dat_ep_post_rdma_write()
+ *
+ * The completion is a DAT_IB_DTO_EVENT of operation DAT_IB_DTO_FETCH_ADD
+ * and type DAT_IB_FETCH_AND_ADD.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: as dat_ib_post_cmp_and_swap(), with the argument numbers of
+ * this call: (ARG3) @local_iov, (ARG5) @remote_iov, (ARG6) the flags;
+ * the provider attribute DAT_IB_FETCH_AND_ADD tells whether the device
+ * has atomics.
+ */
+DAT_RETURN dat_ib_post_fetch_and_add(DAT_EP_HANDLE ep_handle,
+				     DAT_UINT64 add_value,
+				     DAT_LMR_TRIPLET *local_iov,
+				     DAT_DTO_COOKIE user_cookie,
+				     const DAT_RMR_TRIPLET *remote_iov,
+				     DAT_COMPLETION_FLAGS completion_flags)
+{
+	return kdapl_ep_post_atomic(&kdapl_kernel_owner, ep_handle, true,
+				    add_value, 0, local_iov, user_cookie,
+				    remote_iov, completion_flags);
+}
+EXPORT_SYMBOL(dat_ib_post_fetch_and_add);

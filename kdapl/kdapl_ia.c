@@ -346,6 +346,36 @@ static void kdapl_ia_set_addr(struct kdapl_ia *ia)
 	ia->num_provider_attr = 1;
 }
 
+static void kdapl_ia_add_attr(struct kdapl_ia *ia, const char *name,
+			      const char *value)
+{
+	if (WARN_ON_ONCE(ia->num_provider_attr >=
+			 ARRAY_SIZE(ia->provider_attr)))
+		return;
+	ia->provider_attr[ia->num_provider_attr].name = name;
+	ia->provider_attr[ia->num_provider_attr].value = value;
+	ia->num_provider_attr++;
+}
+
+/*
+ * The IB extension operations the transport carries, and the provider
+ * attributes that announce them under OFA's names (which dtestx reads):
+ * iWARP has no immediate data; atomics need the device's atomic_cap.
+ */
+static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
+{
+	kdapl_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
+	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP) {
+		ia->ib_ext |= KDAPL_IB_EXT_IMMED_DATA;
+		kdapl_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
+	}
+	if (ia->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE) {
+		ia->ib_ext |= KDAPL_IB_EXT_ATOMICS;
+		kdapl_ia_add_attr(ia, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
+		kdapl_ia_add_attr(ia, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
+	}
+}
+
 static DAT_RETURN kdapl_ia_attach_async_evd(struct kdapl_ia *ia,
 					    DAT_COUNT qlen,
 					    DAT_EVD_HANDLE given)
@@ -444,6 +474,7 @@ DAT_RETURN kdapl_ia_open(struct kdapl_owner *owner, const char *name,
 	}
 	ia->ibdev = adapter->ibdev;
 	kdapl_ia_set_addr(ia);
+	kdapl_ia_set_ib_ext(ia);
 
 	ret = kdapl_ia_attach_async_evd(ia, async_evd_qlen, *async_evd_handle);
 	if (ret)
@@ -686,6 +717,8 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, struct ib_device *ibdev,
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	a->zb_supported = DAT_FALSE;
+	a->extension_supported = DAT_EXTENSION_IB;
+	a->extension_version = DAT_IB_EXTENSION_VERSION;
 	a->reserved_lmr_supported = DAT_FALSE;
 }
 

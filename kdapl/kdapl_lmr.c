@@ -45,9 +45,6 @@
 				 DAT_MEM_OPTIMIZE_MIN_EXPOSURE |	\
 				 DAT_MEM_OPTIMIZE_EXACT_EXPOSURE)
 
-#define KDAPL_MEM_PRIV_REMOTE	(DAT_MEM_PRIV_REMOTE_READ_FLAG |	\
-				 DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
-
 static bool kdapl_lmr_owns_sgt(const struct kdapl_lmr *lmr)
 {
 	return lmr->mem_type != DAT_MEM_TYPE_SG;
@@ -62,7 +59,8 @@ static bool kdapl_lmr_owns_sgt(const struct kdapl_lmr *lmr)
  * refuses it otherwise).  Remote access is granted only when asked for:
  * on iWARP the sink of an RDMA Read is written by the peer's response,
  * and DAT tells the consumer so (rdma_write_for_rdma_read_req), who asks
- * for remote write on such sinks.
+ * for remote write on such sinks.  Remote atomics (an IB extension) are
+ * granted where the device has them; they write too.
  *
  * Context: any context.
  * Return: IB_ACCESS_* flags.
@@ -77,6 +75,9 @@ int kdapl_mem_access(const struct kdapl_ia *ia, DAT_MEM_PRIV_FLAGS priv)
 		access |= IB_ACCESS_REMOTE_READ;
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		access |= IB_ACCESS_REMOTE_WRITE | IB_ACCESS_LOCAL_WRITE;
+	if ((priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC) &&
+	    (ia->ib_ext & KDAPL_IB_EXT_ATOMICS))
+		access |= IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE;
 	return access;
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_mem_access);
@@ -444,7 +445,7 @@ static DAT_RETURN kdapl_lmr_check_args(DAT_MEM_TYPE mem_type,
 	/* The length of a shared LMR is that of the LMR it shares. */
 	if (!length && mem_type != DAT_MEM_TYPE_LMR)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (privileges & ~DAT_MEM_PRIV_ALL_FLAG)
+	if (privileges & ~KDAPL_LMR_PRIV_ALL)
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (va_type == DAT_VA_TYPE_ZB)
 		return dat_error(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);

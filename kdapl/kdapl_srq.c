@@ -81,6 +81,7 @@ static void kdapl_srq_report(struct ib_cq *cq, struct ib_wc *wc,
 					DAT_DTO_RECEIVE_WITH_INVALIDATE;
 				dto->rmr_context = wc->ex.invalidate_rkey;
 			}
+			kdapl_dto_recv_immed(&event, wc);
 		}
 		kdapl_evd_deliver(evd, &event);
 	}

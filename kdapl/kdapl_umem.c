@@ -165,9 +165,7 @@ DAT_RETURN kdapl_umem_register(struct kdapl_lmr *lmr, struct kdapl_ia *ia)
 	lmr->mr = mr;
 	lmr->user_pages = npages;
 	lmr->lmr_context = mr->lkey;
-	lmr->rmr_context = lmr->priv & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
-					DAT_MEM_PRIV_REMOTE_WRITE_FLAG) ?
-			   mr->rkey : 0;
+	lmr->rmr_context = lmr->priv & KDAPL_MEM_PRIV_REMOTE ? mr->rkey : 0;
 	lmr->registered_address = va;
 	lmr->registered_size = len;
 	/* The MR addresses the memory by its user addresses. */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Generate the two translation units of the dat-constants test.
 
-include/rdma/kdat_types.h and Debian's <dat2/udat.h> define the same
-DAT_* names, so they cannot be compiled together.  This script finds,
+include/rdma/kdat_types.h with kdat_ib_extensions.h, and Debian's
+<dat2/udat.h> with <dat2/dat_ib_extensions.h>, define the same DAT_* names, so they cannot be compiled together.  This script finds,
 for each side, every DAT_* name that is an integer constant:
 
   * enumerators of enums declared in the side's own header files
@@ -41,15 +41,28 @@ EXCLUDED = [
      'uDAT CNO parameters: OS wait-proxy objects are user-space only'),
     (r'DAT_PROXY_TYPE_\w+',
      'uDAT CNO OS wait-proxy type: user-space only'),
+    (r'DAT_(IB_)?\w+_OP',
+     'dat_extension_op() codes: kDAT has a function per operation'),
+    (r'DAT_IB_\w*COLL\w*|DAT_IB_HANDLE_TYPE_\w+',
+     'IB collectives: not offered'),
+    (r'DAT_IB_SERVICE_TYPE_UD|DAT_IB_UD_\w+',
+     'unreliable datagrams: not offered yet'),
+    (r'DAT_IB_ERR',
+     'extension return type of uDAT extension calls only'),
 ]
 
-# Debian headers whose DAT_* enumerators are collected.  The IB
-# extensions header is out of scope on purpose.
+# Debian headers whose DAT_* enumerators are collected, and the kernel
+# headers that correspond.
 DEBIAN_HEADERS = ('dat.h', 'dat_error.h', 'udat.h', 'udat_config.h',
-                  'dat_platform_specific.h', 'dat_registry.h')
+                  'dat_platform_specific.h', 'dat_registry.h',
+                  'dat_ib_extensions.h')
+KERNEL_HEADERS = ('kdat_types.h', 'kdat_ib_extensions.h')
 
-DEBIAN_PRELUDE = '#include <dat2/udat.h>\n#include <dat2/dat_registry.h>\n'
-KERNEL_PRELUDE = '#include <rdma/kdat_types.h>\n'
+DEBIAN_PRELUDE = ('#include <netinet/in.h>\n#include <dat2/udat.h>\n'
+                  '#include <dat2/dat_registry.h>\n'
+                  '#include <dat2/dat_ib_extensions.h>\n')
+KERNEL_PRELUDE = ('#include <rdma/kdat_types.h>\n'
+                  '#include <rdma/kdat_ib_extensions.h>\n')
 
 # Scalar types whose width and signedness must agree as well, because the
 # shim hands values of these types across /dev/kdapl unchanged.
@@ -237,7 +250,9 @@ def main():
                 os.path.basename(path) in DEBIAN_HEADERS)
 
     def kernel_file(path):
-        return os.path.realpath(path) == header
+        path = os.path.realpath(path)
+        return (os.path.dirname(path) == os.path.dirname(header) and
+                os.path.basename(path) in KERNEL_HEADERS)
 
     user = Side('Debian', args.cc, DEBIAN_PRELUDE, [], debian_file)
     kern = Side('kernel', args.cc, KERNEL_PRELUDE,
@@ -253,7 +268,7 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     write_values(os.path.join(args.out, 'kern.c'), 'kern_vals',
-                 '#include <rdma/kdat_types.h>\n', shared)
+                 KERNEL_PRELUDE, shared)
     write_values(os.path.join(args.out, 'user.c'), 'user_vals',
                  DEBIAN_PRELUDE, shared)
     with open(os.path.join(args.out, 'meta.c'), 'w') as f:
