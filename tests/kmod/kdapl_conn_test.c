@@ -39,6 +39,8 @@
  *	     at delays that sweep twice the time a request takes
  * no_port   (the ephemeral ports held, by iwarp_ports.sh) a connect
  *	     that gets no local port: DAT_INSUFFICIENT_RESOURCES
+ * ibext     RDMA Write with immediate data and the atomics (IB
+ *	     extensions); on iWARP, their DAT_NOT_IMPLEMENTED
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -62,6 +64,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <rdma/kdat.h>
+#include <rdma/kdat_ib_extensions.h>
 
 static char *ia_name = "rxe0-1";
 module_param_named(ia, ia_name, charp, 0444);
@@ -466,7 +469,8 @@ static bool kct_side_init(struct kct *t, struct kct_side *s, const char *who,
 		return false;
 	/* An RDMA read sink on iWARP needs remote write: give it all. */
 	if (big && !kct_buf_init(t, &s->big, KCT_BIG_LEN,
-				 DAT_MEM_PRIV_ALL_FLAG))
+				 DAT_MEM_PRIV_ALL_FLAG |
+				 DAT_IB_MEM_PRIV_REMOTE_ATOMIC))
 		return false;
 	return kct_ep_create(t, s);
 }
@@ -3051,6 +3055,153 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * ibext
+ */
+
+#define KCT_IMMED		0x5eedf00d
+#define KCT_IMMED_LEN		SZ_64K
+
+/* The next event on @evd is the DAT_IB_DTO_EVENT of @op and @type. */
+static bool kct_ib_done(struct kct *t, DAT_EVD_HANDLE evd, DAT_IB_DTOS op,
+			DAT_IB_EXT_TYPE type, u64 ck, u32 len, u32 immed)
+{
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, evd, &ev, KCT_WAIT_MS, "extended completion", false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	x = (const DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	return KCT_CHECK((u32)ev.event_number == (u32)DAT_IB_DTO_EVENT &&
+			 d->status == DAT_DTO_SUCCESS &&
+			 (u32)d->operation == (u32)op &&
+			 d->user_cookie.as_64 == ck &&
+			 d->transfered_length == len &&
+			 (u32)x->type == (u32)type &&
+			 x->status == DAT_OP_SUCCESS &&
+			 x->val.immed.data == immed,
+			 "event 0x%x status %d op %d cookie 0x%llx len %u type %d immed 0x%x",
+			 ev.event_number, d->status, d->operation,
+			 d->user_cookie.as_64, d->transfered_length, x->type,
+			 x->val.immed.data);
+}
+
+/* One client atomic on the 8 bytes at @raddr; the original is checked. */
+static bool kct_atomic(struct kct *t, bool fetch_add, u64 cmp_add, u64 swap,
+		       u64 raddr, DAT_RMR_CONTEXT rctx, u64 original)
+{
+	DAT_LMR_TRIPLET l = {
+		.virtual_address = (uintptr_t)t->cli.big.va,
+		.segment_length = sizeof(u64),
+		.lmr_context = t->cli.big.lctx,
+	};
+	DAT_RMR_TRIPLET r = {
+		.virtual_address = raddr,
+		.segment_length = sizeof(u64),
+		.rmr_context = rctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_READ, 8) };
+	u64 *result = t->cli.big.va;
+
+	*result = ~0ULL;
+	if (fetch_add ?
+	    !KCT_OK(dat_ib_post_fetch_and_add(t->cli.ep, cmp_add, &l, ck, &r,
+					      DAT_COMPLETION_DEFAULT_FLAG)) :
+	    !KCT_OK(dat_ib_post_cmp_and_swap(t->cli.ep, cmp_add, swap, &l, ck,
+					     &r, DAT_COMPLETION_DEFAULT_FLAG)))
+		return false;
+	return kct_ib_done(t, t->cli.req_evd,
+			   fetch_add ? DAT_IB_DTO_FETCH_ADD :
+				       DAT_IB_DTO_CMP_SWAP,
+			   fetch_add ? DAT_IB_FETCH_AND_ADD :
+				       DAT_IB_CMP_AND_SWAP,
+			   ck.as_64, sizeof(u64), 0) &&
+	       KCT_CHECK(READ_ONCE(*result) == original,
+			 "atomic returned 0x%llx, expected 0x%llx",
+			 READ_ONCE(*result), original);
+}
+
+/*
+ * 64 KiB written with immediate data into the server's region: the
+ * server's receive completes with the immediate and the length, and the
+ * data is there.  Then compare and swap (a match, a mismatch) and fetch
+ * and add on a word of that region.  iWARP offers neither.
+ */
+static bool kct_ibext_ops(struct kct *t, const struct kct_export *got)
+{
+	u64 raddr = be64_to_cpu(got->addr), *word = t->srv.big.va + SZ_512K;
+	DAT_RMR_CONTEXT rctx = be32_to_cpu(got->rctx);
+	DAT_LMR_TRIPLET l = {
+		.virtual_address = (uintptr_t)t->cli.big.va,
+		.segment_length = KCT_IMMED_LEN,
+		.lmr_context = t->cli.big.lctx,
+	};
+	DAT_RMR_TRIPLET r = {
+		.virtual_address = raddr,
+		.segment_length = KCT_IMMED_LEN,
+		.rmr_context = rctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_WRITE, 1) };
+	DAT_RETURN ret;
+
+	kct_fill(t->cli.big.va, KCT_IMMED_LEN, 77);
+	if (!kct_post_recv(t, &t->srv, 0))
+		return false;
+	ret = dat_ib_post_rdma_write_immed(t->cli.ep, 1, &l, ck, &r,
+					   KCT_IMMED,
+					   DAT_COMPLETION_DEFAULT_FLAG);
+	if (t->iwarp)
+		return KCT_RET(ret, dat_error(DAT_NOT_IMPLEMENTED, 0)) &&
+		       KCT_RET(dat_ib_post_fetch_and_add(t->cli.ep, 1, &l, ck,
+							 &r, 0),
+			       dat_error(DAT_NOT_IMPLEMENTED, 0));
+	if (!KCT_OK(ret) ||
+	    !kct_ib_done(t, t->cli.req_evd, DAT_IB_DTO_RDMA_WRITE_IMMED,
+			 DAT_IB_RDMA_WRITE_IMMED, ck.as_64, KCT_IMMED_LEN, 0) ||
+	    !kct_ib_done(t, t->srv.recv_evd, DAT_IB_DTO_RECV_IMMED,
+			 DAT_IB_RDMA_WRITE_IMMED_DATA,
+			 KCT_COOKIE(KCT_CK_RECV, 0), KCT_IMMED_LEN, KCT_IMMED) ||
+	    !KCT_CHECK(!memcmp(t->srv.big.va, t->cli.big.va, KCT_IMMED_LEN),
+		       "data written with immediate differs"))
+		return false;
+	clear_bit(0, t->srv.recv_posted);
+	kct_pass(t, "write with immediate");
+	raddr += SZ_512K;
+	*word = 40;
+	if (!kct_atomic(t, false, 40, 41, raddr, rctx, 40) ||
+	    !kct_atomic(t, false, 40, 42, raddr, rctx, 41) ||
+	    !kct_atomic(t, true, 1000, 0, raddr, rctx, 41) ||
+	    !KCT_CHECK(READ_ONCE(*word) == 1041, "target 0x%llx, expected 1041",
+		       READ_ONCE(*word)))
+		return false;
+	kct_pass(t, "atomics");
+	return true;
+}
+
+static void kct_ibext(struct kct *t)
+{
+	struct kct_export ex, got;
+	DAT_CONNECTION_EVENT_DATA *c;
+	DAT_EVENT est;
+
+	if (!kct_open(t, port + 19, true))
+		goto out;
+	ex.addr = cpu_to_be64((uintptr_t)t->srv.big.va);
+	ex.rctx = cpu_to_be32(t->srv.big.rctx);
+	ex.len = cpu_to_be32(KCT_BIG_LEN);
+	if (!kct_connect(t, NULL, 0, &ex, sizeof(ex), &est))
+		goto out;
+	c = &est.event_data.connect_event_data;
+	memcpy(&got, c->private_data, sizeof(got));
+	if (!kct_ibext_ops(t, &got))
+		goto out;
+	kct_disconnect(t, &t->cli, &t->srv, DAT_CLOSE_GRACEFUL_FLAG);
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -3075,6 +3226,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "break_connecting", kct_break_connecting },
 	{ "psp_race", kct_psp_race },
 	{ "no_port", kct_no_port },
+	{ "ibext", kct_ibext },
 };
 
 static bool kct_selected(const char *name)
