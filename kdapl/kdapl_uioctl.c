@@ -274,18 +274,25 @@ static void kdapl_uioctl_copy_ia_attr(struct kdapl_ioc_ia_query *a,
 	a->zb_supported = attr->zb_supported;
 }
 
-/* The MTU among the provider-specific attributes kDAT reports, or 0. */
-static u32 kdapl_uioctl_mtu(const DAT_PROVIDER_ATTR *prov)
+/*
+ * What the provider-specific attributes kDAT reports say: the MTU, and
+ * the IB extension operations the transport carries.
+ */
+static void kdapl_uioctl_prov_attr(struct kdapl_ioc_ia_query *a,
+				   const DAT_PROVIDER_ATTR *prov)
 {
 	const DAT_NAMED_ATTR *attr = prov->provider_specific_attr;
-	u32 mtu;
 	int i;
 
-	for (i = 0; i < prov->num_provider_specific_attr; i++)
+	for (i = 0; i < prov->num_provider_specific_attr; i++) {
 		if (!strcmp(attr[i].name, KDAPL_ATTR_TRANSPORT_MTU) &&
-		    !kstrtou32(attr[i].value, 10, &mtu))
-			return mtu;
-	return 0;
+		    kstrtou32(attr[i].value, 10, &a->transport_mtu))
+			a->transport_mtu = 0;
+		if (!strcmp(attr[i].name, DAT_IB_ATTR_IMMED_DATA))
+			a->ib_extensions |= KDAPL_IA_EXT_IMMED_DATA;
+		if (!strcmp(attr[i].name, DAT_IB_ATTR_CMP_AND_SWAP))
+			a->ib_extensions |= KDAPL_IA_EXT_ATOMICS;
+	}
 }
 
 static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
@@ -296,7 +303,7 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *uobj;
 	DAT_IA_ATTR *attr;
 
-	if (a->reserved)
+	if (a->reserved || a->reserved2)
 		return -EINVAL;
 
 	uobj = kdapl_uobj_find(ufile, a->ia_id, DAT_HANDLE_TYPE_IA);
@@ -313,7 +320,7 @@ static int kdapl_uioctl_ia_query(struct kdapl_ufile *ufile, void *arg,
 	if (*status == DAT_SUCCESS) {
 		kdapl_uioctl_copy_ia_attr(a, attr);
 		a->max_private_data_size = prov.max_private_data_size;
-		a->transport_mtu = kdapl_uioctl_mtu(&prov);
+		kdapl_uioctl_prov_attr(a, &prov);
 	}
 	kfree(attr);
 	return 0;
@@ -708,7 +715,12 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	},
 	KDAPL_UIOCTL(IA_OPEN, ia_open, kdapl_ioc_ia_open, 0),
 	KDAPL_UIOCTL(IA_CLOSE, ia_close, kdapl_ioc_obj_free, 0),
-	KDAPL_UIOCTL(IA_QUERY, ia_query, kdapl_ioc_ia_query, 0),
+	[KDAPL_NR_IA_QUERY] = {
+		.handler = kdapl_uioctl_ia_query,
+		.size = sizeof(struct kdapl_ioc_ia_query),
+		/* The query of a library that predates ib_extensions. */
+		.min_size = offsetof(struct kdapl_ioc_ia_query, ib_extensions),
+	},
 	KDAPL_UIOCTL(PZ_CREATE, pz_create, kdapl_ioc_pz_create, 0),
 	KDAPL_UIOCTL(PZ_FREE, pz_free, kdapl_ioc_obj_free, 0),
 	KDAPL_UIOCTL(EVD_CREATE, evd_create, kdapl_ioc_evd_create, 0),

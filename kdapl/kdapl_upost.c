@@ -87,8 +87,9 @@ struct kdapl_upost *kdapl_upost_create(struct kdapl_ufile *ufile,
 	post = kzalloc(sizeof(*post), GFP_KERNEL_ACCOUNT);
 	if (!post)
 		return NULL;
+	/* Two segments at least: an atomic's operands take the second. */
 	post->stride = ALIGN(struct_size_t(struct kdapl_post_record, sge,
-					   max_iov), 64);
+					   max(max_iov, 2U)), 64);
 	post->size = PAGE_ALIGN(KDAPL_POST_RECORDS +
 				(size_t)entries * post->stride);
 	if (!kdapl_uring_charge(post->size, &post->user, &post->charged)) {
@@ -128,7 +129,7 @@ static bool kdapl_upost_read(struct kdapl_upost *post, u32 idx,
 	r->op = READ_ONCE(u->op);
 	r->num_segments = READ_ONCE(u->num_segments);
 	r->flags = READ_ONCE(u->flags);
-	r->reserved = READ_ONCE(u->reserved);
+	r->imm_data = READ_ONCE(u->imm_data);
 	r->cookie = READ_ONCE(u->cookie);
 	r->remote.virtual_address = READ_ONCE(u->remote.virtual_address);
 	r->remote.segment_length = READ_ONCE(u->remote.segment_length);
@@ -142,7 +143,14 @@ static bool kdapl_upost_read(struct kdapl_upost *post, u32 idx,
 		t->segment_length = READ_ONCE(u->sge[i].segment_length);
 		t->lmr_context = READ_ONCE(u->sge[i].context);
 	}
-	return !r->reserved;
+	if (r->op == KDAPL_POST_CMP_AND_SWAP ||
+	    r->op == KDAPL_POST_FETCH_AND_ADD) {
+		const struct kdapl_post_atomic *a = (const void *)&u->sge[1];
+
+		post->atomic.compare_add = READ_ONCE(a->compare_add);
+		post->atomic.swap = READ_ONCE(a->swap);
+	}
+	return !r->imm_data || r->op == KDAPL_POST_RDMA_WRITE_IMMED;
 }
 
 /*
@@ -164,6 +172,22 @@ static DAT_RETURN kdapl_upost_read_to_rmr(struct kdapl_upost *post,
 	sink.rmr_context = t->lmr_context;
 	return kdapl_ep_post_rdma_read_to_rmr(&post->ufile->owner, post->ep,
 					      &sink, cookie, remote, r->flags);
+}
+
+/* An atomic: one local segment, the operands beside.  post->lock held. */
+static DAT_RETURN kdapl_upost_atomic(struct kdapl_upost *post,
+				     const struct kdapl_post_record *r,
+				     DAT_DTO_COOKIE cookie,
+				     const DAT_RMR_TRIPLET *remote)
+{
+	bool fetch_add = r->op == KDAPL_POST_FETCH_AND_ADD;
+
+	if (r->num_segments != 1)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return kdapl_ep_post_atomic(&post->ufile->owner, post->ep, fetch_add,
+				    post->atomic.compare_add,
+				    fetch_add ? 0 : post->atomic.swap,
+				    post->iov, cookie, remote, r->flags);
 }
 
 /* Post the record read into @r; post->lock held. */
@@ -201,6 +225,15 @@ static DAT_RETURN kdapl_upost_one(struct kdapl_upost *post,
 							  r->remote.context);
 	case KDAPL_POST_RDMA_READ_TO_RMR:
 		return kdapl_upost_read_to_rmr(post, r, cookie, &remote);
+	case KDAPL_POST_RDMA_WRITE_IMMED:
+		return kdapl_ep_post_rdma_write_immed(owner, post->ep,
+						      r->num_segments,
+						      post->iov, cookie,
+						      &remote, r->imm_data,
+						      r->flags);
+	case KDAPL_POST_CMP_AND_SWAP:
+	case KDAPL_POST_FETCH_AND_ADD:
+		return kdapl_upost_atomic(post, r, cookie, &remote);
 	default:
 		return dat_error(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
 	}
@@ -227,13 +260,29 @@ static void kdapl_upost_fail(struct kdapl_upost *post,
 			     const struct kdapl_post_record *r, DAT_RETURN ret)
 {
 	DAT_DTO_COOKIE cookie = { .as_64 = r->cookie };
-	DAT_DTOS op = r->op;
+	DAT_DTOS op;
 
-	if (op == KDAPL_POST_RDMA_READ_TO_RMR)
+	switch (r->op) {
+	case DAT_DTO_RECEIVE:
+	case DAT_DTO_RDMA_WRITE:
+	case DAT_DTO_RDMA_READ:
+		op = r->op;
+		break;
+	case KDAPL_POST_RDMA_READ_TO_RMR:
 		op = DAT_DTO_RDMA_READ;
-	else if (op != DAT_DTO_RECEIVE && op != DAT_DTO_RDMA_WRITE &&
-		 op != DAT_DTO_RDMA_READ)
+		break;
+	case KDAPL_POST_RDMA_WRITE_IMMED:
+		op = (DAT_DTOS)DAT_IB_DTO_RDMA_WRITE_IMMED;
+		break;
+	case KDAPL_POST_CMP_AND_SWAP:
+		op = (DAT_DTOS)DAT_IB_DTO_CMP_SWAP;
+		break;
+	case KDAPL_POST_FETCH_AND_ADD:
+		op = (DAT_DTOS)DAT_IB_DTO_FETCH_ADD;
+		break;
+	default:
 		op = DAT_DTO_SEND;
+	}
 	kdapl_ep_post_failed(&post->ufile->owner, post->ep, op, cookie,
 			     kdapl_upost_status(ret));
 }

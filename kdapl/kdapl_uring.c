@@ -349,6 +349,10 @@ static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
 	u->data[0] = kdapl_uring_cookie(ring, d->ep_handle);
 	u->data[1] = d->operation;
 	u->data[2] = d->rmr_context;
+	/* An extended completion: the immediate data a receive brought. */
+	if (unlikely(ev->event_number == (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT))
+		u->data[2] = ((const DAT_IB_EXTENSION_EVENT_DATA *)
+			      ev->event_extension_data)->val.immed.data;
 }
 
 /*
@@ -436,8 +440,9 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 	memset(u, 0, sizeof(*u));
 	u->number = ev->event_number;
 	u->evd_cookie = ring->cookie;
-	switch (ev->event_number) {
+	switch ((u32)ev->event_number) {
 	case DAT_DTO_COMPLETION_EVENT:
+	case DAT_IB_DTO_EVENT:
 		kdapl_uring_fill_dto(ring, u, ev);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
@@ -503,6 +508,22 @@ static bool kdapl_uring_has_ext(const struct kdapl_uevent *u)
 	return u->number == DAT_CONNECTION_REQUEST_EVENT ||
 	       (u->number >= DAT_CONNECTION_EVENT_ESTABLISHED &&
 		u->number <= DAT_CONNECTION_EVENT_UNREACHABLE);
+}
+
+/* Is @ev the completion of a request (not of a receive)? */
+static bool kdapl_uring_is_request(const DAT_EVENT *ev)
+{
+	DAT_DTOS op = ev->event_data.dto_completion_event_data.operation;
+
+	switch ((u32)ev->event_number) {
+	case DAT_DTO_COMPLETION_EVENT:
+		return op != DAT_DTO_RECEIVE;
+	case DAT_IB_DTO_EVENT:
+		return op != (DAT_DTOS)DAT_IB_DTO_RECV_IMMED &&
+		       op != (DAT_DTOS)DAT_IB_DTO_RECV_MSG_IMMED;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -745,9 +766,7 @@ void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
 	if (!kdapl_uring_fill(ring, &u, &x, ev))
 		return;
 	kdapl_uring_publish(ring, &u, &x, ev->evd_handle, false);
-	if (ev->event_number == DAT_DTO_COMPLETION_EVENT &&
-	    ev->event_data.dto_completion_event_data.operation !=
-	    DAT_DTO_RECEIVE)
+	if (kdapl_uring_is_request(ev))
 		kdapl_uring_request_done(ring, ev);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_uring_sink);

@@ -197,6 +197,7 @@ struct kdapl_ucno {
  * @user: the user whose RLIMIT_MEMLOCK the ring's pages count against
  * @charged: pages charged to @user->locked_vm
  * @iov: a record's local segments, read out of the ring (under @lock)
+ * @atomic: an atomic record's operands, read out of the ring (under @lock)
  * @rcu: freed after a grace period (lookups run under RCU)
  */
 struct kdapl_upost {
@@ -216,6 +217,7 @@ struct kdapl_upost {
 	struct user_struct *user;
 	unsigned long charged;
 	DAT_LMR_TRIPLET iov[KDAPL_POST_IOV_MAX];
+	struct kdapl_post_atomic atomic;
 	struct rcu_head rcu;
 };
 

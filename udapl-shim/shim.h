@@ -7,19 +7,28 @@
 #ifndef _SHIM_H
 #define _SHIM_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <dat2/dat_registry.h>
 #include <rdma/kdapl_ioctl.h>
 
 /* An error return of a type and subtype, as dat_error.h composes it. */
 #define SHIM_ERR(type, sub) \
 	((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))
+
+/*
+ * The provider-specific attributes at most: the MTU, the extension
+ * interface and the three IB extension operations (see shim_ia.c).
+ */
+#define SHIM_PROV_ATTR_MAX	5
 
 /* "kdap": marks a live shim handle; cleared when the handle is freed. */
 #define SHIM_MAGIC	0x6b646170u
@@ -105,8 +114,11 @@ struct shim_cno {
  * @srq_supported: the device has SRQs, and the module the SRQ commands
  * @max_command: how many /dev/kdapl commands the module knows (see
  *	struct kdapl_ioc_hello)
+ * @ib_extensions: KDAPL_IA_EXT_*: the IB extension operations of the
+ *	IA's transport (none from a module older than the field)
  * @mtu: the transport's MTU, as text
- * @prov_attr: the provider-specific attributes (the MTU)
+ * @prov_attr: the provider-specific attributes (the MTU, the IB
+ *	extensions)
  * @num_prov_attr: entries of @prov_attr in use
  */
 struct shim_ia {
@@ -124,8 +136,9 @@ struct shim_ia {
 	DAT_COUNT max_rdma_write_iov;
 	int srq_supported;
 	__u32 max_command;
+	__u32 ib_extensions;
 	char mtu[12];
-	DAT_NAMED_ATTR prov_attr[1];
+	DAT_NAMED_ATTR prov_attr[SHIM_PROV_ATTR_MAX];
 	DAT_COUNT num_prov_attr;
 };
 
@@ -259,6 +272,34 @@ struct shim_cr {
 	DAT_EP_HANDLE ep;
 };
 
+/**
+ * struct shim_wr - one work request for an EP's post ring
+ * @op: DAT_DTOS, or KDAPL_POST_*
+ * @n: local segments in @iov
+ * @iov: the local segments
+ * @cookie: the consumer's cookie
+ * @remote: the remote segment, or NULL
+ * @flags: DAT_COMPLETION_FLAGS
+ * @imm_data: the immediate data of KDAPL_POST_RDMA_WRITE_IMMED, else 0
+ * @atomic: the operands of an atomic, or NULL
+ */
+struct shim_wr {
+	__u32 op;
+	DAT_COUNT n;
+	const DAT_LMR_TRIPLET *iov;
+	DAT_DTO_COOKIE cookie;
+	const DAT_RMR_TRIPLET *remote;
+	DAT_COMPLETION_FLAGS flags;
+	__u32 imm_data;
+	const struct kdapl_post_atomic *atomic;
+};
+
+/* The completion flags a request (not a receive) may carry. */
+#define SHIM_POST_FLAGS	(DAT_COMPLETION_SUPPRESS_FLAG |		\
+			 DAT_COMPLETION_SOLICITED_WAIT_FLAG |		\
+			 DAT_COMPLETION_UNSIGNALLED_FLAG |		\
+			 DAT_COMPLETION_BARRIER_FENCE_FLAG)
+
 /* shim_handle.c */
 struct shim_obj *shim_obj_get(DAT_HANDLE handle, DAT_HANDLE_TYPE type);
 __u32 shim_obj_id(DAT_HANDLE handle, DAT_HANDLE_TYPE type,
@@ -339,6 +380,7 @@ DAT_RETURN shim_ep_reset(DAT_EP_HANDLE ep);
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
 
 void shim_post_unmap(struct shim_ep *ep);
+DAT_RETURN shim_post_wr(struct shim_ep *ep, const struct shim_wr *wr);
 void shim_cno_forget(struct shim_cno *cno);
 DAT_RETURN shim_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
 			     DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
@@ -478,5 +520,9 @@ DAT_RETURN shim_cno_free(DAT_CNO_HANDLE cno);
 DAT_RETURN shim_cno_wait(DAT_CNO_HANDLE cno, DAT_TIMEOUT timeout,
 			 DAT_EVD_HANDLE *evd);
 DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE cno, DAT_EVD_HANDLE *evd);
+
+DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
+				  va_list args);
+void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e);
 
 #endif /* _SHIM_H */

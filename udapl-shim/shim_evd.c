@@ -118,6 +118,18 @@ static void shim_evd_conn_pdata(const struct kdapl_uevent *u,
 	conn->private_data_size = u->length;
 }
 
+/* The DTO completion data of a DTO event and of a DAT_IB_DTO_EVENT. */
+static void shim_evd_dto(const struct kdapl_uevent *u,
+			 DAT_DTO_COMPLETION_EVENT_DATA *dto)
+{
+	dto->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->data[0];
+	dto->user_cookie.as_64 = u->cookie;
+	dto->status = u->status;
+	dto->transfered_length = u->length;
+	dto->operation = u->data[1];
+	dto->rmr_context = u->data[2];
+}
+
 /*
  * The DAT_EVENT of a ring event.  Returns false if the shim has no
  * memory for the CR handle a connection request needs.
@@ -137,12 +149,12 @@ static bool shim_evd_convert(struct shim_evd *evd,
 	e->evd_handle = (DAT_EVD_HANDLE)evd;
 	switch (u->number) {
 	case DAT_DTO_COMPLETION_EVENT:
-		dto->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->data[0];
-		dto->user_cookie.as_64 = u->cookie;
-		dto->status = u->status;
-		dto->transfered_length = u->length;
-		dto->operation = u->data[1];
-		dto->rmr_context = u->data[2];
+		shim_evd_dto(u, dto);
+		break;
+	case DAT_IB_DTO_EVENT:
+		/* A DTO completion, with the IB extension's data. */
+		shim_evd_dto(u, dto);
+		shim_ext_event(u, e);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
 		cr->sp_handle.psp_handle = (DAT_PSP_HANDLE)(uintptr_t)u->cookie;

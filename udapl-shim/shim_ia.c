@@ -51,19 +51,36 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 	return DAT_SUCCESS;
 }
 
-/*
- * The provider-specific attributes: the transport's MTU, under OFA's
- * name, which OFA's tools size their messages by.  None if the kernel
- * does not know it.
- */
-static void shim_ia_set_mtu(struct shim_ia *ia, __u32 mtu)
+static void shim_ia_add_attr(struct shim_ia *ia, const char *name,
+			     const char *value)
 {
-	if (!mtu)
-		return;
-	snprintf(ia->mtu, sizeof(ia->mtu), "%u", mtu);
-	ia->prov_attr[0].name = "DAT_IB_TRANSPORT_MTU";
-	ia->prov_attr[0].value = ia->mtu;
-	ia->num_prov_attr = 1;
+	DAT_NAMED_ATTR *a = &ia->prov_attr[ia->num_prov_attr++];
+
+	a->name = name;
+	a->value = value;
+}
+
+/*
+ * The provider-specific attributes, under OFA's names: the transport's
+ * MTU, which OFA's tools size their messages by (none if the kernel does
+ * not know it), and the IB extensions: the interface is always there,
+ * and each operation is listed where the transport carries it (dtestx
+ * leaves out the atomics the attributes do not list).
+ */
+static void shim_ia_set_prov_attr(struct shim_ia *ia, __u32 mtu)
+{
+	ia->num_prov_attr = 0;
+	if (mtu) {
+		snprintf(ia->mtu, sizeof(ia->mtu), "%u", mtu);
+		shim_ia_add_attr(ia, "DAT_IB_TRANSPORT_MTU", ia->mtu);
+	}
+	shim_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
+	if (ia->ib_extensions & KDAPL_IA_EXT_IMMED_DATA)
+		shim_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
+	if (ia->ib_extensions & KDAPL_IA_EXT_ATOMICS) {
+		shim_ia_add_attr(ia, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
+		shim_ia_add_attr(ia, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
+	}
 }
 
 /* The IA's address, which events and queries point to, and its limits. */
@@ -82,7 +99,8 @@ static DAT_RETURN shim_ia_fetch_addr(struct shim_ia *ia)
 		/* A module older than the SRQ commands has none to offer. */
 		ia->srq_supported = q.max_srqs > 0 &&
 				    ia->max_command > KDAPL_NR_SRQ_SET_LW;
-		shim_ia_set_mtu(ia, q.transport_mtu);
+		ia->ib_extensions = q.ib_extensions;
+		shim_ia_set_prov_attr(ia, q.transport_mtu);
 	}
 	return ret;
 }
@@ -172,8 +190,12 @@ static DAT_RETURN shim_ia_query_attr(struct shim_ia *ia, DAT_IA_ATTR *a)
 	a->max_rdma_read_in = q.max_rdma_read_in;
 	a->max_rdma_read_out = q.max_rdma_read_out;
 	a->zb_supported = q.zb_supported ? DAT_TRUE : DAT_FALSE;
-	/* No extension until the IB extensions are implemented. */
-	a->extension_supported = DAT_EXTENSION_NONE;
+	/*
+	 * The interface is always there (libdat2 passes dat_extension_op()
+	 * on only if it is); the operations the transport lacks are refused.
+	 */
+	a->extension_supported = DAT_EXTENSION_IB;
+	a->extension_version = DAT_IB_EXTENSION_VERSION;
 	return DAT_SUCCESS;
 }
 

@@ -33,7 +33,10 @@ static DAT_RETURN shim_lmr_check(DAT_MEM_TYPE mem_type,
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!length)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (priv & ~DAT_MEM_PRIV_ALL_FLAG)
+	/* The IB extensions' privilege: the kernel grants it where the
+	 * device has atomics, and ignores it elsewhere, as OFA's provider.
+	 */
+	if (priv & ~(DAT_MEM_PRIV_ALL_FLAG | DAT_IB_MEM_PRIV_REMOTE_ATOMIC))
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (va_type != DAT_VA_TYPE_VA)
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);

@@ -16,10 +16,14 @@
  * completion needs the peer's receive, while the peer's receive waits the
  * same way, would deadlock both sides.
  *
+ * The IB extensions (shim_ext.c) post through the same path: their
+ * records are requests like an RDMA Write's.
+ *
  * Copyright (c) 2026 The kdapl authors
  */
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,11 +42,9 @@ static_assert(sizeof(struct kdapl_post_sge) == sizeof(DAT_RMR_TRIPLET),
 	      "RMR triplet layout");
 static_assert(offsetof(DAT_RMR_TRIPLET, rmr_context) ==
 	      offsetof(struct kdapl_post_sge, context), "rmr_context");
-
-#define SHIM_POST_FLAGS	(DAT_COMPLETION_SUPPRESS_FLAG |		\
-			 DAT_COMPLETION_SOLICITED_WAIT_FLAG |		\
-			 DAT_COMPLETION_UNSIGNALLED_FLAG |		\
-			 DAT_COMPLETION_BARRIER_FENCE_FLAG)
+/* An atomic's operands fit where a segment would be. */
+static_assert(sizeof(struct kdapl_post_atomic) <=
+	      sizeof(struct kdapl_post_sge), "atomic operands");
 
 /* Map the EP's post ring; ep->lock held. */
 static DAT_RETURN shim_post_map(struct shim_ep *ep)
@@ -89,51 +91,74 @@ static DAT_RETURN shim_post_ring(struct shim_ep *ep, __u32 flags)
 	return SHIM_CALL(ep->obj.ia, EP_POST, p);
 }
 
+/* Does a record of the ring hold an atomic's operands beside its segment? */
+static bool shim_post_holds_atomic(const struct shim_ep *ep)
+{
+	return offsetof(struct kdapl_post_record, sge) +
+	       2 * sizeof(struct kdapl_post_sge) <= ep->stride;
+}
+
 /* Write one record at the head and publish it; ep->lock held. */
-static void shim_post_write(struct shim_ep *ep, __u32 op, DAT_COUNT n,
-			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-			    const DAT_RMR_TRIPLET *remote,
-			    DAT_COMPLETION_FLAGS flags)
+static void shim_post_write(struct shim_ep *ep, const struct shim_wr *wr)
 {
 	struct kdapl_post_record *r;
 
 	r = (void *)(ep->rec + (size_t)(ep->head & (ep->entries - 1)) *
 			       ep->stride);
-	r->op = op;
-	r->num_segments = n;
-	r->flags = flags;
-	r->reserved = 0;
-	r->cookie = cookie.as_64;
-	if (remote)
-		memcpy(&r->remote, remote, sizeof(r->remote));
-	if (n)
-		memcpy(r->sge, iov, n * sizeof(r->sge[0]));
+	r->op = wr->op;
+	r->num_segments = wr->n;
+	r->flags = wr->flags;
+	r->imm_data = wr->imm_data;
+	r->cookie = wr->cookie.as_64;
+	if (wr->remote)
+		memcpy(&r->remote, wr->remote, sizeof(r->remote));
+	if (wr->n)
+		memcpy(r->sge, wr->iov, wr->n * sizeof(r->sge[0]));
+	/* The operands take the place of the second segment. */
+	if (wr->atomic)
+		memcpy(&r->sge[1], wr->atomic, sizeof(*wr->atomic));
 	ep->head++;
 	__atomic_store_n(&ep->hdr->head, ep->head, __ATOMIC_RELEASE);
 }
 
-/* Queue one work request and ring if the kernel will not look. */
-static DAT_RETURN shim_post(DAT_EP_HANDLE handle, __u32 op, DAT_COUNT n,
-			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
-			    const DAT_RMR_TRIPLET *remote,
-			    DAT_COMPLETION_FLAGS flags)
+/* Check a request against the EP's ring, mapping it first; ep->lock held. */
+static DAT_RETURN shim_post_fits(struct shim_ep *ep, const struct shim_wr *wr)
 {
-	struct shim_ep *ep = (struct shim_ep *)shim_obj_get(handle,
-							    DAT_HANDLE_TYPE_EP);
 	DAT_RETURN ret = DAT_SUCCESS;
-	__u32 tail;
 
-	if (!ep)
-		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (n < 0)
-		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (n && !iov)
-		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	pthread_mutex_lock(&ep->lock);
 	if (!ep->hdr)
 		ret = shim_post_map(ep);
-	if (ret == DAT_SUCCESS && (__u32)n > ep->max_iov)
-		ret = SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	if ((__u32)wr->n > ep->max_iov)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/* A module whose records have no room for the operands. */
+	if (wr->atomic && !shim_post_holds_atomic(ep))
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+/**
+ * shim_post_wr() - queue one work request, ringing if the kernel will not
+ *	look
+ * @ep: the EP
+ * @wr: the request; the caller checked the arguments of its operation
+ *	(its remote segment, flags and operands)
+ *
+ * Return: DAT_SUCCESS, or the error of the arguments, of the mapping of
+ * the ring or of the doorbell.
+ */
+DAT_RETURN shim_post_wr(struct shim_ep *ep, const struct shim_wr *wr)
+{
+	DAT_RETURN ret;
+	__u32 tail;
+
+	if (wr->n < 0)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (wr->n && !wr->iov)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	pthread_mutex_lock(&ep->lock);
+	ret = shim_post_fits(ep, wr);
 	if (ret != DAT_SUCCESS)
 		goto out;
 	tail = __atomic_load_n(&ep->hdr->tail, __ATOMIC_ACQUIRE);
@@ -143,15 +168,33 @@ static DAT_RETURN shim_post(DAT_EP_HANDLE handle, __u32 op, DAT_COUNT n,
 		if (ret != DAT_SUCCESS)
 			goto out;
 	}
-	shim_post_write(ep, op, n, iov, cookie, remote, flags);
+	shim_post_write(ep, wr);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (op == DAT_DTO_RECEIVE ||
+	if (wr->op == DAT_DTO_RECEIVE ||
 	    !(__atomic_load_n(&ep->hdr->flags, __ATOMIC_RELAXED) &
 	      KDAPL_POST_KERNEL_POLLS))
 		ret = shim_post_ring(ep, KDAPL_POST_SYNC);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
+}
+
+/* Queue one plain work request on the EP of a handle. */
+static DAT_RETURN shim_post(DAT_EP_HANDLE handle, __u32 op, DAT_COUNT n,
+			    const DAT_LMR_TRIPLET *iov, DAT_DTO_COOKIE cookie,
+			    const DAT_RMR_TRIPLET *remote,
+			    DAT_COMPLETION_FLAGS flags)
+{
+	struct shim_ep *ep = (struct shim_ep *)shim_obj_get(handle,
+							    DAT_HANDLE_TYPE_EP);
+	struct shim_wr wr = {
+		.op = op, .n = n, .iov = iov, .cookie = cookie,
+		.remote = remote, .flags = flags,
+	};
+
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return shim_post_wr(ep, &wr);
 }
 
 DAT_RETURN shim_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,

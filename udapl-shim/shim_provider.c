@@ -7,8 +7,8 @@
  * that name, and dlclose()s it after the last close.  Each name gets its
  * own copy of the DAT_PROVIDER table, whose device_name is the name: that
  * is how libdat2 finds the entry again at dat_ia_close().  The table is
- * the dispatch of every DAT call; the entries not implemented yet are in
- * shim_unimpl.c.  No thread or state outlives dat_provider_fini().
+ * the dispatch of every DAT call.  No thread or state outlives
+ * dat_provider_fini().
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -18,10 +18,8 @@
 #include <string.h>
 
 #include "shim.h"
-#include "shim_unimpl.h"
 
 #define SHIM_FN(name)		.name##_func = shim_##name
-#define SHIM_NI(name)		.name##_func = shim_unimpl_##name
 
 static const DAT_PROVIDER shim_provider_template = {
 	SHIM_FN(ia_open), SHIM_FN(ia_query), SHIM_FN(ia_close),
@@ -59,7 +57,7 @@ static const DAT_PROVIDER shim_provider_template = {
 	SHIM_FN(ep_post_rdma_read_to_rmr),
 	SHIM_FN(cno_fd_create), SHIM_FN(cno_trigger),
 	SHIM_FN(ia_ha_related),
-	SHIM_NI(handle_extendedop),
+	SHIM_FN(handle_extendedop),
 };
 
 /**

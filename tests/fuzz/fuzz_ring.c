@@ -77,6 +77,8 @@ static void fz_record(struct fz_thread *t, struct fz_rec *rec)
 		DAT_DTO_SEND, DAT_DTO_RECEIVE, DAT_DTO_RECEIVE,
 		DAT_DTO_RDMA_WRITE, DAT_DTO_RDMA_READ,
 		KDAPL_POST_SEND_INVALIDATE, KDAPL_POST_RDMA_READ_TO_RMR,
+		KDAPL_POST_RDMA_WRITE_IMMED, KDAPL_POST_CMP_AND_SWAP,
+		KDAPL_POST_FETCH_AND_ADD,
 	};
 	unsigned int i, n;
 
@@ -87,7 +89,8 @@ static void fz_record(struct fz_thread *t, struct fz_rec *rec)
 	rec->r.num_segments = fz_chance(t, 95) ? n : fz_rand(t);
 	rec->r.flags = fz_chance(t, 85) ? DAT_COMPLETION_DEFAULT_FLAG :
 		fz_rand(t) & 0xff;
-	rec->r.reserved = fz_chance(t, 3) ? fz_rand(t) : 0;
+	rec->r.imm_data = rec->r.op == KDAPL_POST_RDMA_WRITE_IMMED ||
+			  fz_chance(t, 3) ? fz_rand(t) : 0;
 	rec->r.cookie = fz_rand(t);
 	fz_remote_sge(t, &rec->r.remote);
 	for (i = 0; i < n; i++)

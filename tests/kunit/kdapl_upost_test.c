@@ -120,7 +120,7 @@ static void upost_records_test(struct kunit *test)
 
 	r = upost_rec(env);
 	r->op = DAT_DTO_RECEIVE;
-	r->reserved = 1;
+	r->imm_data = 1;	/* only a write with immediate has one */
 	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail), UPOST_BAD);
 
 	r = upost_rec(env);
@@ -251,6 +251,69 @@ static void upost_rmr_ops_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, d->status, DAT_DTO_SUCCESS);
 }
 
+/* The next event of the EVD is a failed DAT_IB_DTO_EVENT of @op, @type. */
+static void upost_expect_ext(struct kunit *test, struct upost_env *env,
+			     u64 cookie, DAT_IB_DTOS op, DAT_IB_EXT_TYPE type)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_EVENT ev;
+
+	KUNIT_ASSERT_EQ(test, kdapl_evd_dequeue(&env->ufile->owner, env->evd,
+						&ev),
+			DAT_SUCCESS);
+	d = &ev.event_data.dto_completion_event_data;
+	x = (DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	KUNIT_EXPECT_EQ(test, (u32)ev.event_number, (u32)DAT_IB_DTO_EVENT);
+	KUNIT_EXPECT_EQ(test, d->user_cookie.as_64, cookie);
+	KUNIT_EXPECT_EQ(test, (u32)d->operation, (u32)op);
+	KUNIT_EXPECT_NE(test, d->status, DAT_DTO_SUCCESS);
+	KUNIT_EXPECT_EQ(test, (u32)x->type, (u32)type);
+	KUNIT_EXPECT_EQ(test, (u32)x->status, (u32)DAT_IB_OP_ERR);
+}
+
+/*
+ * The IB extension operations of a post ring: an atomic takes exactly
+ * one segment; refused in the middle of a batch (the EP is not
+ * connected, or, on siw, the transport lacks them), each completes as
+ * the extended completion of its operation.
+ */
+static void upost_ib_ext_ops_test(struct kunit *test)
+{
+	struct upost_env *env = upost_env_init(test);
+	struct kdapl_post_record *r;
+	u32 tail;
+
+	r = upost_rec(env);
+	r->op = KDAPL_POST_CMP_AND_SWAP;
+	r->num_segments = 2;
+	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+
+	r = upost_rec(env);
+	r->op = KDAPL_POST_RDMA_WRITE_IMMED;
+	r->imm_data = 0x1234;
+	r->cookie = 0x41;
+	r = upost_rec(env);
+	r->op = KDAPL_POST_FETCH_AND_ADD;
+	r->num_segments = 1;
+	r->cookie = 0x42;
+	r = upost_rec(env);
+	r->op = KDAPL_POST_CMP_AND_SWAP;
+	r->num_segments = 1;
+	r->cookie = 0x43;
+	upost_rec(env)->op = DAT_DTO_RECEIVE;
+	KUNIT_EXPECT_EQ(test, upost_ring(env, true, &tail), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, tail, 5U);
+
+	upost_expect_ext(test, env, 0x41, DAT_IB_DTO_RDMA_WRITE_IMMED,
+			 DAT_IB_RDMA_WRITE_IMMED);
+	upost_expect_ext(test, env, 0x42, DAT_IB_DTO_FETCH_ADD,
+			 DAT_IB_FETCH_AND_ADD);
+	upost_expect_ext(test, env, 0x43, DAT_IB_DTO_CMP_SWAP,
+			 DAT_IB_CMP_AND_SWAP);
+}
+
 /*
  * A ring that names an EP of another owner (here a kernel consumer's)
  * posts nothing on it: the file's owner does not own the handle.
@@ -284,6 +347,7 @@ static struct kunit_case kdapl_upost_test_cases[] = {
 	KUNIT_CASE_PARAM(upost_head_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_event_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_rmr_ops_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(upost_ib_ext_ops_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upost_owner_test, kdapl_test_adapter_gen),
 	{}
 };

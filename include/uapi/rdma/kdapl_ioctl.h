@@ -126,6 +126,10 @@ struct kdapl_ioc_obj_free {
  *	data a connection call of the IA's transport carries
  * @transport_mtu: out: the port's active MTU in bytes when the IA was
  *	opened (the provider attribute DAT_IB_TRANSPORT_MTU), or 0
+ * @ib_extensions: out: KDAPL_IA_EXT_* flags, the IB extension
+ *	operations the IA's transport carries (a module older than this
+ *	field leaves it 0)
+ * @reserved2: zero
  */
 struct kdapl_ioc_ia_query {
 	struct kdapl_ioc_head head;
@@ -163,7 +167,13 @@ struct kdapl_ioc_ia_query {
 	__u32 zb_supported;
 	__u32 max_private_data_size;
 	__u32 transport_mtu;
+	__u32 ib_extensions;
+	__u32 reserved2;
 };
+
+/* struct kdapl_ioc_ia_query.ib_extensions */
+#define KDAPL_IA_EXT_IMMED_DATA	0x1	/* RDMA Write with immediate data */
+#define KDAPL_IA_EXT_ATOMICS	0x2	/* compare and swap, fetch and add */
 
 /**
  * struct kdapl_ioc_pz_create - create a protection zone
@@ -1011,7 +1021,9 @@ struct kdapl_uevent_ext {
  * @reserved: zero
  * @data: per event: DTO events: [0] the EP's cookie, [1] the DAT_DTOS
  *	operation, [2] the rmr_context a receive with invalidate
- *	invalidated; connection requests: [0] the connection qualifier,
+ *	invalidated; DAT_IB_DTO_EVENT: as DTO events, [1] the DAT_IB_DTOS
+ *	operation, [2] the immediate data a receive brought;
+ *	connection requests: [0] the connection qualifier,
  *	[1] the peer's port; software events: [0] the pointer; RMR bind
  *	completions: [0] the RMR's cookie
  *
@@ -1095,17 +1107,43 @@ struct kdapl_post_sge {
  * context (dat_ep_post_rdma_read_to_rmr()).  Both complete as DAT_DTO_SEND
  * and DAT_DTO_RDMA_READ do.  A module whose max_command is not beyond
  * KDAPL_NR_RMR_BIND refuses them.
+ *
+ * The IB extensions (<dat2/dat_ib_extensions.h>), which a module offers
+ * where struct kdapl_ioc_ia_query.ib_extensions says so:
+ * KDAPL_POST_RDMA_WRITE_IMMED is an RDMA Write that carries
+ * @imm_data to the peer, where it consumes a receive.
+ * KDAPL_POST_CMP_AND_SWAP and KDAPL_POST_FETCH_AND_ADD are 64-bit
+ * atomics on the 8 bytes at @remote (8-byte aligned); the record's one
+ * segment receives the original value, and the operands are a struct
+ * kdapl_post_atomic in the place of a second segment (every ring's
+ * stride holds two).  Their completions are DAT_IB_DTO_EVENTs.
  */
 #define KDAPL_POST_SEND_INVALIDATE	0x100
 #define KDAPL_POST_RDMA_READ_TO_RMR	0x101
+#define KDAPL_POST_RDMA_WRITE_IMMED	0x102
+#define KDAPL_POST_CMP_AND_SWAP		0x103
+#define KDAPL_POST_FETCH_AND_ADD	0x104
+
+/**
+ * struct kdapl_post_atomic - the operands of an atomic post record
+ * @compare_add: the value compared (compare and swap) or added (fetch
+ *	and add)
+ * @swap: the value stored if the comparison holds; zero for fetch and
+ *	add
+ */
+struct kdapl_post_atomic {
+	__u64 compare_add;
+	__u64 swap;
+};
 
 /**
  * struct kdapl_post_record - one work request in a post ring
  * @op: DAT_DTOS: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE, or
- *	KDAPL_POST_SEND_INVALIDATE or KDAPL_POST_RDMA_READ_TO_RMR
+ *	one of the KDAPL_POST_* operations above
  * @num_segments: local segments in @sge, at most the ring's max_iov
  * @flags: DAT_COMPLETION_FLAGS
- * @reserved: zero
+ * @imm_data: the immediate data of KDAPL_POST_RDMA_WRITE_IMMED; zero for
+ *	the other operations
  * @cookie: the DTO's user cookie
  * @remote: the remote segment of an RDMA operation
  * @sge: the local segments
@@ -1114,7 +1152,7 @@ struct kdapl_post_record {
 	__u32 op;
 	__u32 num_segments;
 	__u32 flags;
-	__u32 reserved;
+	__u32 imm_data;
 	__u64 cookie;
 	struct kdapl_post_sge remote;
 	struct kdapl_post_sge sge[];

@@ -2027,10 +2027,10 @@ static int test_post_errors(void)
 		return FAIL("too many segments");
 	r = pring_put(&p.cp, DAT_DTO_SEND, 0x302, p.cl.lmr_context, p.cbuf,
 		      10);
-	r->reserved = 1;
+	r->imm_data = 1;
 	if (DAT_GET_TYPE(doorbell(&p.c, KDAPL_POST_SYNC)) !=
 	    DAT_INVALID_PARAMETER)
-		return FAIL("reserved field");
+		return FAIL("immediate data on a Send");
 	r = pring_put(&p.cp, 77, 0x303, p.cl.lmr_context, p.cbuf, 10);
 	if (DAT_GET_TYPE(doorbell(&p.c, KDAPL_POST_SYNC)) !=
 	    DAT_INVALID_PARAMETER)

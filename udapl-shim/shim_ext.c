@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IB extensions of <dat2/dat_ib_extensions.h> (version 209): the
+ * provider's dat_extension_op() entry, which libdat2 calls with the
+ * arguments of the dat_ib_post_*() macros as a va_list, and the
+ * DAT_IB_DTO_EVENTs their completions bring.
+ *
+ * shim_ext_defs, indexed by DAT_IB_OP, says for each operation what
+ * posts it and which KDAPL_IA_EXT_* the IA's transport must carry.  An
+ * operation without a handler returns DAT_NOT_IMPLEMENTED whatever its
+ * handle; one the transport lacks returns it before any argument is
+ * read.  The three operations implemented are requests of the EP's
+ * post ring, posted through shim_post_wr() with the checks of an RDMA
+ * Write.  DAT_INVALID_ARGn numbers the argument of the dat_ib_post_*()
+ * macro (the EP is the first).
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <assert.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define SHIM_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The event data the extension adds must fit where DAT_EVENT keeps it. */
+static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
+	      sizeof(((DAT_EVENT *)0)->event_extension_data),
+	      "extension event data");
+
+/**
+ * struct shim_ext_def - how the shim performs one DAT_IB_OP
+ * @needs: the KDAPL_IA_EXT_* flags the IA's transport must carry
+ * @post: reads the operation's arguments and posts it, or NULL: the
+ *	operation is not implemented
+ */
+struct shim_ext_def {
+	__u32 needs;
+	DAT_RETURN (*post)(struct shim_ep *ep, va_list args);
+};
+
+/*
+ * dat_ib_post_rdma_write_immed(ep, segments, lbuf, cookie, rbuf, idata,
+ * flags): an RDMA Write whose immediate data consumes a receive of the
+ * peer.
+ */
+static DAT_RETURN shim_ext_write_immed(struct shim_ep *ep, va_list args)
+{
+	struct shim_wr wr = { .op = KDAPL_POST_RDMA_WRITE_IMMED };
+
+	wr.n = va_arg(args, DAT_COUNT);
+	wr.iov = va_arg(args, const DAT_LMR_TRIPLET *);
+	wr.cookie = va_arg(args, DAT_DTO_COOKIE);
+	wr.remote = va_arg(args, const DAT_RMR_TRIPLET *);
+	wr.imm_data = va_arg(args, DAT_UINT32);
+	wr.flags = va_arg(args, unsigned int);
+	if (!wr.remote)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (wr.flags & ~SHIM_POST_FLAGS)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+	return shim_post_wr(ep, &wr);
+}
+
+/*
+ * The arguments both atomics end with: the local segment that receives
+ * the original value, the cookie, the remote target and the flags.
+ * @lbuf_arg is the local segment's DAT_INVALID_ARGn; the others follow
+ * it.  The target must be 8-byte aligned and the segment hold 8 bytes:
+ * the kernel checks both too, but a refusal there may come as a failed
+ * completion, not as this call's return.
+ */
+static DAT_RETURN shim_ext_atomic(struct shim_ep *ep, __u32 op,
+				  const struct kdapl_post_atomic *operands,
+				  va_list args, DAT_RETURN_SUBTYPE lbuf_arg)
+{
+	struct shim_wr wr = { .op = op, .n = 1, .atomic = operands };
+
+	wr.iov = va_arg(args, const DAT_LMR_TRIPLET *);
+	wr.cookie = va_arg(args, DAT_DTO_COOKIE);
+	wr.remote = va_arg(args, const DAT_RMR_TRIPLET *);
+	wr.flags = va_arg(args, unsigned int);
+	if (!wr.iov)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, lbuf_arg);
+	if (wr.iov->segment_length < sizeof(__u64))
+		return SHIM_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	if (!wr.remote || wr.remote->virtual_address % sizeof(__u64))
+		return SHIM_ERR(DAT_INVALID_PARAMETER, lbuf_arg + 2);
+	if (wr.flags & ~SHIM_POST_FLAGS)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, lbuf_arg + 3);
+	return shim_post_wr(ep, &wr);
+}
+
+/* dat_ib_post_cmp_and_swap(ep, cmp, swap, lbuf, cookie, rbuf, flags) */
+static DAT_RETURN shim_ext_cmp_swap(struct shim_ep *ep, va_list args)
+{
+	struct kdapl_post_atomic operands;
+
+	operands.compare_add = va_arg(args, DAT_UINT64);
+	operands.swap = va_arg(args, DAT_UINT64);
+	return shim_ext_atomic(ep, KDAPL_POST_CMP_AND_SWAP, &operands, args,
+			       DAT_INVALID_ARG4);
+}
+
+/* dat_ib_post_fetch_and_add(ep, add, lbuf, cookie, rbuf, flags) */
+static DAT_RETURN shim_ext_fetch_add(struct shim_ep *ep, va_list args)
+{
+	struct kdapl_post_atomic operands = { 0 };
+
+	operands.compare_add = va_arg(args, DAT_UINT64);
+	return shim_ext_atomic(ep, KDAPL_POST_FETCH_AND_ADD, &operands, args,
+			       DAT_INVALID_ARG3);
+}
+
+/*
+ * Every operation of the header up to the last before the open and
+ * close queries; an entry without @post answers DAT_NOT_IMPLEMENTED
+ * (see Documentation/shim.rst for why each is missing).
+ */
+static const struct shim_ext_def shim_ext_defs[] = {
+	[DAT_IB_FETCH_AND_ADD_OP] = {
+		.needs = KDAPL_IA_EXT_ATOMICS,
+		.post = shim_ext_fetch_add,
+	},
+	[DAT_IB_CMP_AND_SWAP_OP] = {
+		.needs = KDAPL_IA_EXT_ATOMICS,
+		.post = shim_ext_cmp_swap,
+	},
+	[DAT_IB_RDMA_WRITE_IMMED_OP] = {
+		.needs = KDAPL_IA_EXT_IMMED_DATA,
+		.post = shim_ext_write_immed,
+	},
+	/* UD endpoints are not implemented yet. */
+	[DAT_IB_UD_SEND_OP] = {},
+	[DAT_IB_UD_CM_FREE_OP] = {},
+	[DAT_IB_UD_AH_FREE_OP] = {},
+	/* The counters are not implemented yet. */
+	[DAT_IB_QUERY_COUNTERS_OP] = {},
+	[DAT_IB_PRINT_COUNTERS_OP] = {},
+	[DAT_IB_START_COUNTERS_OP] = {},
+	[DAT_IB_STOP_COUNTERS_OP] = {},
+	/* The collectives are not implemented. */
+	[DAT_IB_COLLECTIVE_CREATE_MEMBER_OP ... DAT_IB_COLLECTIVE_BARRIER_OP] = {},
+};
+
+/*
+ * dat_extension_op(): libdat2 passes an IA handle as its own, which
+ * no operation of the shim takes, and every other handle as it is.
+ * DAT_IB_OPEN_QUERY_OP and DAT_IB_CLOSE_QUERY_OP, beyond the table,
+ * are not implemented.
+ */
+DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
+				  va_list args)
+{
+	const struct shim_ext_def *def;
+	struct shim_ep *ep;
+
+	if (op < 0 || (size_t)op >= SHIM_ARRAY_SIZE(shim_ext_defs) ||
+	    !shim_ext_defs[op].post)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	def = &shim_ext_defs[op];
+	ep = (struct shim_ep *)shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
+	if (!ep)
+		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if ((ep->obj.ia->ib_extensions & def->needs) != def->needs)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	return def->post(ep, args);
+}
+
+/**
+ * shim_ext_event() - the extension data of a DAT_IB_DTO_EVENT
+ * @u: the ring's event: data[1] is the DAT_IB_DTOS operation, data[2]
+ *	the immediate data a receive brought
+ * @e: the DAT_EVENT, whose DTO completion data is filled in already
+ *
+ * Fills the DAT_IB_EXTENSION_EVENT_DATA in @e->event_extension_data: the
+ * type of the operation and, for a receive, the immediate data.
+ */
+void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
+{
+	DAT_IB_EXTENSION_EVENT_DATA *x =
+		(DAT_IB_EXTENSION_EVENT_DATA *)e->event_extension_data;
+
+	memset(e->event_extension_data, 0, sizeof(e->event_extension_data));
+	/* No receive with invalidate: data[2] is the immediate data. */
+	e->event_data.dto_completion_event_data.rmr_context = 0;
+	x->status = DAT_OP_SUCCESS;
+	if (u->status != DAT_DTO_SUCCESS)
+		x->status = DAT_IB_OP_ERR;
+	switch (u->data[1]) {
+	case DAT_IB_DTO_RDMA_WRITE_IMMED:
+		x->type = DAT_IB_RDMA_WRITE_IMMED;
+		break;
+	case DAT_IB_DTO_RECV_IMMED:
+		x->type = DAT_IB_RDMA_WRITE_IMMED_DATA;
+		x->val.immed.data = u->data[2];
+		break;
+	case DAT_IB_DTO_RECV_MSG_IMMED:
+		x->type = DAT_IB_RECV_IMMED_DATA;
+		x->val.immed.data = u->data[2];
+		break;
+	case DAT_IB_DTO_FETCH_ADD:
+		x->type = DAT_IB_FETCH_AND_ADD;
+		break;
+	case DAT_IB_DTO_CMP_SWAP:
+		x->type = DAT_IB_CMP_AND_SWAP;
+		break;
+	default:
+		/* An operation this library does not know of. */
+		x->status = DAT_IB_OP_ERR;
+		break;
+	}
+}
