@@ -361,16 +361,21 @@ static void kdapl_ia_add_attr(struct kdapl_ia *ia, const char *name,
  * The IB extension operations the transport carries, and the provider
  * attributes that announce them under OFA's names (which dtestx reads):
  * iWARP has no immediate data; atomics need the device's atomic_cap.
+ * An IA with none of them does not claim the extension at all: OFA's
+ * dtest uses RDMA Write with immediate data wherever the IA claims it.
  */
 static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
 {
-	kdapl_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
-	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP) {
+	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP)
 		ia->ib_ext |= KDAPL_IB_EXT_IMMED_DATA;
-		kdapl_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
-	}
-	if (ia->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE) {
+	if (ia->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
 		ia->ib_ext |= KDAPL_IB_EXT_ATOMICS;
+	if (!ia->ib_ext)
+		return;
+	kdapl_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
+	if (ia->ib_ext & KDAPL_IB_EXT_IMMED_DATA)
+		kdapl_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
+	if (ia->ib_ext & KDAPL_IB_EXT_ATOMICS) {
 		kdapl_ia_add_attr(ia, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
 		kdapl_ia_add_attr(ia, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
 	}
@@ -717,8 +722,10 @@ static void kdapl_ia_fill_attr(struct kdapl_ia *ia, struct ib_device *ibdev,
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	a->zb_supported = DAT_FALSE;
-	a->extension_supported = DAT_EXTENSION_IB;
-	a->extension_version = DAT_IB_EXTENSION_VERSION;
+	if (ia->ib_ext) {
+		a->extension_supported = DAT_EXTENSION_IB;
+		a->extension_version = DAT_IB_EXTENSION_VERSION;
+	}
 	a->reserved_lmr_supported = DAT_FALSE;
 }
 

@@ -74,6 +74,8 @@ static void shim_ia_set_prov_attr(struct shim_ia *ia, __u32 mtu)
 		snprintf(ia->mtu, sizeof(ia->mtu), "%u", mtu);
 		shim_ia_add_attr(ia, "DAT_IB_TRANSPORT_MTU", ia->mtu);
 	}
+	if (!ia->ib_extensions)
+		return;
 	shim_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
 	if (ia->ib_extensions & KDAPL_IA_EXT_IMMED_DATA)
 		shim_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
@@ -191,11 +193,15 @@ static DAT_RETURN shim_ia_query_attr(struct shim_ia *ia, DAT_IA_ATTR *a)
 	a->max_rdma_read_out = q.max_rdma_read_out;
 	a->zb_supported = q.zb_supported ? DAT_TRUE : DAT_FALSE;
 	/*
-	 * The interface is always there (libdat2 passes dat_extension_op()
-	 * on only if it is); the operations the transport lacks are refused.
+	 * Only an IA whose transport carries some of the operations claims
+	 * the extension (libdat2 passes dat_extension_op() on only then):
+	 * OFA's dtest uses RDMA Write with immediate data wherever the IA
+	 * claims it.  The operations the transport lacks are refused.
 	 */
-	a->extension_supported = DAT_EXTENSION_IB;
-	a->extension_version = DAT_IB_EXTENSION_VERSION;
+	if (ia->ib_extensions) {
+		a->extension_supported = DAT_EXTENSION_IB;
+		a->extension_version = DAT_IB_EXTENSION_VERSION;
+	}
 	return DAT_SUCCESS;
 }
 
