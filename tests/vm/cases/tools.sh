@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # OFA's own test tools, unmodified, between processes of one VM: dtest,
-# dtestcm and dtestsrq (client and server) and dapltest (a server, then
+# dtestcm, dtestsrq and dtestx (client and server) and dapltest (a server, then
 # transaction, performance, limit and quit clients), over udapl-shim
 # (kdapl) on rxe0 and, on the debug kernel, siw0, and on the distro
 # kernel over OFA's provider (libdaplofa) on rxe0 as the reference, in
@@ -66,9 +66,13 @@ out=/tmp/tools-results.txt
 dat_conf /tmp/tools-dat.conf
 ulimit -l unlimited
 
-# result COMMAND COLUMN RC: record one run.
+# result COMMAND COLUMN RC: record one run; RC 2 is n/a (see dtestx_run).
 result() {
-	tool_result "$out" "$@"
+	if [ "$3" = 2 ]; then
+		tool_result "$out" "$1" "$2" n/a
+	else
+		tool_result "$out" "$@"
+	fi
 }
 
 # dtest_run IA ADDR OPTIONS...: 0 if server and client passed.
@@ -135,6 +139,8 @@ tools() {
 		[ "$_p" = 0 ] || show /tmp/pair-c.log
 		result "dtestsrq $opts" "$_col" "$_p"
 	done
+	dtestx_run "$_ia" "$_addr" "$_col"
+	result "dtestx" "$_col" $?
 	# shellcheck disable=SC2086 # a list of options
 	timeout 600 $LB dapltest -T S -D "$_ia" $SERVER_OPTS \
 		>/tmp/dapltest-s.log 2>&1 &
