@@ -300,6 +300,10 @@ static void kdapl_dto_deliver(struct ib_cq *cq, DAT_EVENT *ev)
 		kdapl_evd_deliver(evd, ev);
 }
 
+/* The extension data fits where DAT_EVENT keeps it, as in uDAT. */
+static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
+	      sizeof(((DAT_EVENT *)NULL)->event_extension_data));
+
 /*
  * Make @ev, a DTO completion of the IB extension operation @op, the
  * DAT_IB_DTO_EVENT it is: the operation, and the extension data with

@@ -23,7 +23,6 @@
 #ifndef _RDMA_KDAT_IB_EXTENSIONS_H
 #define _RDMA_KDAT_IB_EXTENSIONS_H
 
-#include <linux/build_bug.h>
 #include <rdma/kdat_types.h>
 
 #define DAT_IB_EXTENSION_VERSION	209	/* 2.0.9 */
@@ -102,9 +101,6 @@ typedef struct dat_ib_extension_event_data {
 	DAT_UINT64		reserved[5];
 	DAT_CONTEXT		context;
 } DAT_IB_EXTENSION_EVENT_DATA;
-
-static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
-	      sizeof(((DAT_EVENT *)NULL)->event_extension_data));
 
 DAT_RETURN dat_ib_post_rdma_write_immed(DAT_EP_HANDLE ep_handle,
 					DAT_COUNT num_segments,
