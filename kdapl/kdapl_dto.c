@@ -358,7 +358,8 @@ void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc)
 	if (likely(!(wc->wc_flags & IB_WC_WITH_IMM)) ||
 	    wc->status != IB_WC_SUCCESS)
 		return;
-	kdapl_dto_ext_event(ev, (DAT_DTOS)op, be32_to_cpu(wc->ex.imm_data));
+	/* As OFA's provider sends it: see kdapl_dto_post_request(). */
+	kdapl_dto_ext_event(ev, (DAT_DTOS)op, (__force u32)wc->ex.imm_data);
 }
 
 /*
@@ -1223,7 +1224,9 @@ kdapl_dto_ep_find(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
  * kdapl_ep_post_failed() - complete a DTO that could not be posted
  * @owner: the owner of the EP
  * @ep_handle: the EP
- * @op: the DTO: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE
+ * @op: the DTO: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE, or
+ *	an IB extension operation (DAT_IB_DTO_RDMA_WRITE_IMMED,
+ *	_CMP_SWAP, _FETCH_ADD), which completes as a DAT_IB_DTO_EVENT
  * @user_cookie: its cookie
  * @status: the error it completes with
  *
@@ -1927,8 +1930,13 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		if (req->use == KDAPL_DTO_READ_SINK)
 			slot_flags |= KDAPL_DTO_SYNC;
 	}
+	/*
+	 * The immediate goes as OFA's provider sends and reads it: the
+	 * 32-bit value as the CPU stores it, not byte-swapped, so that
+	 * kdapl and OFA peers see the same value.
+	 */
 	if (req->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
-		wr.send.ex.imm_data = cpu_to_be32(req->immed);
+		wr.send.ex.imm_data = (__force __be32)req->immed;
 	else
 		wr.send.ex.invalidate_rkey = req->inv_rkey;
 	/* Devices read the rdma or atomic part for those opcodes only. */
