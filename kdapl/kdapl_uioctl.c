@@ -284,6 +284,9 @@ static void kdapl_uioctl_prov_attr(struct kdapl_ioc_ia_query *a,
 	const DAT_NAMED_ATTR *attr = prov->provider_specific_attr;
 	int i;
 
+	/* Out fields: nothing of the caller's comes back. */
+	a->transport_mtu = 0;
+	a->ib_extensions = 0;
 	for (i = 0; i < prov->num_provider_specific_attr; i++) {
 		if (!strcmp(attr[i].name, KDAPL_ATTR_TRANSPORT_MTU) &&
 		    kstrtou32(attr[i].value, 10, &a->transport_mtu))

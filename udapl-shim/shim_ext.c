@@ -87,7 +87,8 @@ static DAT_RETURN shim_ext_atomic(struct shim_ep *ep, __u32 op,
 		return SHIM_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 	if (!wr.remote || wr.remote->virtual_address % sizeof(__u64))
 		return SHIM_ERR(DAT_INVALID_PARAMETER, lbuf_arg + 2);
-	if (wr.flags & ~SHIM_POST_FLAGS)
+	/* No solicited wait: an atomic brings the peer no event. */
+	if (wr.flags & ~(SHIM_POST_FLAGS & ~DAT_COMPLETION_SOLICITED_WAIT_FLAG))
 		return SHIM_ERR(DAT_INVALID_PARAMETER, lbuf_arg + 3);
 	return shim_post_wr(ep, &wr);
 }

@@ -623,7 +623,11 @@ static int test_bad_args(void)
 	     dat_ib_post_fetch_and_add(ep, 1, &l, ck, NULL, 0) !=
 	     ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5) ||
 	     dat_ib_post_cmp_and_swap(ep, 1, 2, &l, ck, &r, 0x1000) !=
-	     ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7)))
+	     ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7) ||
+	     /* An atomic brings the peer no event to wait for. */
+	     dat_ib_post_fetch_and_add(ep, 1, &l, ck, &r,
+				       DAT_COMPLETION_SOLICITED_WAIT_FLAG) !=
+	     ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6)))
 		return FAIL("atomics, bad arguments");
 	return dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG) == DAT_SUCCESS ?
 	       0 : FAIL("close");
