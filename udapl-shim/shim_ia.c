@@ -63,8 +63,8 @@ static void shim_ia_add_attr(struct shim_ia *ia, const char *name,
 /*
  * The provider-specific attributes, under OFA's names: the transport's
  * MTU, which OFA's tools size their messages by (none if the kernel does
- * not know it), and the IB extensions: the interface is always there,
- * and each operation is listed where the transport carries it (dtestx
+ * not know it), and the IB extensions: the interface and each operation
+ * the transport carries, none on a transport that carries none (dtestx
  * leaves out the atomics the attributes do not list).
  */
 static void shim_ia_set_prov_attr(struct shim_ia *ia, __u32 mtu)
