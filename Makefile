@@ -157,7 +157,8 @@ MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 SHIM_SONAME := libdaplkdapl.so.2
 SHIM_REAL := $(SHIM_SONAME).0.0
 HEADERS := include/uapi/rdma/kdapl_ioctl.h include/rdma/kdat.h \
-	   include/rdma/kdat_types.h include/rdma/kdat_ib_extensions.h
+	   include/rdma/kdat_types.h include/rdma/kdat_ib_extensions.h \
+	   include/rdma/kdat_counter_names.h
 MANPAGES := $(wildcard man/*.[1-9])
 # What DKMS needs to build the module: no tests, no build products.
 DKMS_FILES := dkms.conf Kbuild kdapl/Makefile kdapl/Kconfig \

@@ -472,6 +472,7 @@ void kdapl_owner_release(struct kdapl_owner *owner);
  * @num_provider_attr: entries of @provider_attr in use
  * @ib_ext: KDAPL_IB_EXT_* flags: the IB extension operations the
  *	transport carries; set at open
+ * @counters: the DAT_COUNTERS of the IA, by DAT_IA_COUNTERS (kdapl_counters.c)
  */
 struct kdapl_ia {
 	struct kdapl_object obj;
@@ -488,9 +489,10 @@ struct kdapl_ia {
 	struct list_head adapter_entry;
 	DAT_SOCK_ADDR addr;
 	char mtu[12];
-	DAT_NAMED_ATTR provider_attr[5];
+	DAT_NAMED_ATTR provider_attr[6];
 	DAT_COUNT num_provider_attr;
 	u32 ib_ext;
+	atomic64_t counters[DCNT_IA_ALL_COUNTERS];
 };
 
 /* The privileges that give an LMR an rmr_context. */
@@ -505,6 +507,7 @@ struct kdapl_ia {
 /* struct kdapl_ia.ib_ext */
 #define KDAPL_IB_EXT_IMMED_DATA	BIT(0)	/* RDMA Write with immediate */
 #define KDAPL_IB_EXT_ATOMICS	BIT(1)	/* compare and swap, fetch and add */
+#define KDAPL_IB_EXT_COUNTERS	BIT(2)	/* DAT_COUNTERS, kdapl_counters.c */
 
 /* The provider-specific attribute of the transport's MTU (as OFA's). */
 #define KDAPL_ATTR_TRANSPORT_MTU	"DAT_IB_TRANSPORT_MTU"
@@ -604,6 +607,7 @@ struct kdapl_pz {
  *	the same for all (valid when @recv_streams or @request_streams)
  * @recv_streams: EP receive streams feeding the EVD
  * @request_streams: EP request streams feeding the EVD
+ * @counters: the DAT_COUNTERS of the EVD, by DAT_EVD_COUNTERS
  */
 struct kdapl_evd {
 	struct kdapl_object obj;
@@ -628,6 +632,7 @@ struct kdapl_evd {
 	DAT_COMPLETION_FLAGS stream_flags;
 	unsigned int recv_streams;
 	unsigned int request_streams;
+	atomic64_t counters[DCNT_EVD_ALL_COUNTERS];
 };
 
 /* Which EP completion stream feeds an EVD. */
@@ -830,6 +835,7 @@ void kdapl_srq_detach_qp(struct kdapl_srq *srq, struct ib_qp *qp);
  * Data transfer (kdapl_dto.c; see Documentation/dto.rst):
  * @dto: private DTO state of kdapl_dto.c (work request contexts and the
  *	receives posted before the QP exists)
+ * @counters: the DAT_COUNTERS of the EP, by DAT_EP_COUNTERS
  */
 struct kdapl_ep {
 	struct kdapl_object obj;
@@ -854,7 +860,32 @@ struct kdapl_ep {
 	struct kdapl_conn *conn;
 	/* data transfer, kdapl_dto.c */
 	struct kdapl_dto *dto;
+	atomic64_t counters[DCNT_EP_ALL_COUNTERS];
 };
+
+/*
+ * Count for DAT_COUNTERS (kdapl_counters.c).  Relaxed atomics: the
+ * counters order nothing, and a reader wants each value whole.
+ */
+static inline void kdapl_ia_count(struct kdapl_ia *ia, DAT_IA_COUNTERS id)
+{
+	atomic64_inc(&ia->counters[id]);
+}
+
+static inline void kdapl_ep_count(struct kdapl_ep *ep, DAT_EP_COUNTERS id,
+				  u64 n)
+{
+	atomic64_add(n, &ep->counters[id]);
+}
+
+static inline void kdapl_evd_count(struct kdapl_evd *evd, DAT_EVD_COUNTERS id)
+{
+	atomic64_inc(&evd->counters[id]);
+}
+
+DAT_RETURN kdapl_counters_query(struct kdapl_owner *owner, DAT_HANDLE handle,
+				int counter, bool reset, u64 *values,
+				unsigned int capacity, unsigned int *count);
 
 void kdapl_ep_default_attr(struct kdapl_ia *ia, DAT_EP_ATTR *attr);
 void kdapl_ep_set_state(struct kdapl_ep *ep, DAT_EP_STATE state);
@@ -1626,6 +1657,7 @@ void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz);
 /* kdapl_dto.c services for the LMR, RMR and SRQ code. */
 DAT_DTO_COMPLETION_STATUS kdapl_dto_wc_status(enum ib_wc_status status);
 void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc);
+void kdapl_dto_count_recv(struct kdapl_ep *ep, const struct ib_wc *wc);
 
 /* kdapl_dto_wc_status(), with success (every completion but a few) inline. */
 static __always_inline DAT_DTO_COMPLETION_STATUS

@@ -662,6 +662,34 @@ static void kdapl_conn_discard(struct kdapl_conn *conn)
  * Connection events
  */
 
+/* Count connection event @number of @conn's EP for DAT_COUNTERS. */
+static void kdapl_conn_count(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
+{
+	struct kdapl_ia *ia = conn->ep->obj.ia;
+
+	switch (number) {
+	case DAT_CONNECTION_EVENT_ESTABLISHED:
+		kdapl_ia_count(ia, conn->passive ? DCNT_IA_CM_PASSIVE_EST :
+						   DCNT_IA_CM_ACTIVE_EST);
+		break;
+	case DAT_CONNECTION_EVENT_PEER_REJECTED:
+		kdapl_ia_count(ia, DCNT_IA_CM_USER_REJ_RX);
+		break;
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+		kdapl_ia_count(ia, DCNT_IA_CM_ERR_REFUSED);
+		break;
+	case DAT_CONNECTION_EVENT_TIMED_OUT:
+		kdapl_ia_count(ia, DCNT_IA_CM_ERR_TIMEOUT);
+		break;
+	case DAT_CONNECTION_EVENT_UNREACHABLE:
+	case DAT_CONNECTION_EVENT_BROKEN:
+		kdapl_ia_count(ia, DCNT_IA_CM_ERR);
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * Post connection event @number of the EP on its connect EVD, if it has
  * one.  ep->lock is held, so that the events of a connection reach the
@@ -677,6 +705,7 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 
 	lockdep_assert_held(&ep->lock);
 	trace_kdapl_conn_event(kdapl_cm_trace_handle(ep), number, ep->state);
+	kdapl_conn_count(conn, number);
 	if (!ep->connect_evd)
 		return;
 	event.event_number = number;
@@ -688,6 +717,7 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 		data->private_data = conn->pd;
 	}
 	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
+	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
 	kdapl_evd_post(ep->connect_evd, &event);
 }
 
@@ -1510,6 +1540,10 @@ static DAT_RETURN kdapl_cm_connect_ep(struct kdapl_ep *ep,
 	else
 		ret = kdapl_cm_connect(ep, dst, port, timeout, pd_size, pd);
 	mutex_unlock(&ia->lock);
+	if (!ret) {
+		kdapl_ep_count(ep, DCNT_EP_CONNECT, 1);
+		kdapl_ia_count(ia, DCNT_IA_CM_REQ_TX);
+	}
 	return ret;
 }
 
@@ -2081,6 +2115,10 @@ DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
 		kdapl_conn_teardown(conn);
 	else if (graceful)
 		kdapl_conn_disconnect_graceful(conn);
+	if (!ret) {
+		kdapl_ep_count(ep, DCNT_EP_DISCONNECT, 1);
+		kdapl_ia_count(ia, DCNT_IA_CM_DREQ_TX);
+	}
 unlock:
 	mutex_unlock(&ia->lock);
 	if (conn)

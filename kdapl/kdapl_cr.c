@@ -110,11 +110,15 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
 	data->cr_handle = kdapl_object_handle(&cr->obj);
 	data->truncate_flag = DAT_FALSE;
 	kdapl_stat_inc(sp->obj.ia->adapter, KDAPL_STAT_CONNECTION_REQUESTS);
+	kdapl_ia_count(sp->obj.ia, DCNT_IA_SP_CR);
+	kdapl_ia_count(sp->obj.ia, DCNT_IA_CM_REQ_RX);
 	/*
 	 * An EVD too full to take the request overflowed (its IA hears of
 	 * it); no consumer will answer it, so the peer is told now.
 	 */
-	if (!kdapl_evd_post(sp->evd, &event))
+	if (kdapl_evd_post(sp->evd, &event))
+		kdapl_evd_count(sp->evd, DCNT_EVD_CONN_CALLBACK);
+	else
 		kdapl_cr_reject(sp->obj.ia->owner, data->cr_handle, 0, NULL);
 }
 
@@ -433,6 +437,7 @@ DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 	}
 	kdapl_object_unpublish(&cr->obj);
 	kdapl_ia_del_object(ia, &cr->obj);
+	kdapl_ia_count(ia, DCNT_IA_SP_CR_ACCEPTED);
 unlock:
 	mutex_unlock(&ia->lock);
 	if (ep)
@@ -527,7 +532,9 @@ DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 		kdapl_cr_refuse(cr->cm_id, private_data, private_data_size,
 				IB_CM_REJ_CONSUMER_DEFINED);
 		cr->cm_id = NULL;
+		kdapl_ia_count(cr->obj.ia, DCNT_IA_CM_USER_REJ_TX);
 	}
+	kdapl_ia_count(cr->obj.ia, DCNT_IA_SP_CR_REJECTED);
 	kdapl_cr_destroy(cr);
 unlock:
 	mutex_unlock(&ia->lock);

@@ -296,8 +296,10 @@ static void kdapl_dto_deliver(struct ib_cq *cq, DAT_EVENT *ev)
 {
 	struct kdapl_evd *evd = cq->cq_context;
 
-	if (evd)
+	if (evd) {
+		kdapl_evd_count(evd, DCNT_EVD_DTO_CALLBACK);
 		kdapl_evd_deliver(evd, ev);
+	}
 }
 
 /* The extension data fits where DAT_EVENT keeps it, as in uDAT. */
@@ -341,6 +343,27 @@ static noinline void kdapl_dto_ext_event(DAT_EVENT *ev, DAT_DTOS op,
 }
 
 /**
+ * kdapl_dto_count_recv() - count a receive for DAT_COUNTERS
+ * @ep: the EP it arrived on
+ * @wc: its work completion, successful
+ *
+ * A receive counts once, with its bytes, as a plain receive, a Send with
+ * immediate data, or an RDMA Write with immediate data.
+ *
+ * Context: CQ context.
+ */
+void kdapl_dto_count_recv(struct kdapl_ep *ep, const struct ib_wc *wc)
+{
+	DAT_EP_COUNTERS id = DCNT_EP_RECV;
+
+	if (wc->wc_flags & IB_WC_WITH_IMM)
+		id = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
+		     DCNT_EP_RECV_RDMA_IMM : DCNT_EP_RECV_IMM;
+	kdapl_ep_count(ep, id, 1);
+	kdapl_ep_count(ep, id + 1, wc->byte_len);	/* the _DATA counter */
+}
+
+/**
  * kdapl_dto_recv_immed() - report the immediate data of a receive
  * @ev: the receive's DTO completion event, built
  * @wc: its work completion
@@ -360,6 +383,43 @@ void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc)
 		return;
 	/* As OFA's provider sends it: see kdapl_dto_post_request(). */
 	kdapl_dto_ext_event(ev, (DAT_DTOS)op, (__force u32)wc->ex.imm_data);
+}
+
+/*
+ * Count a post that succeeded for DAT_COUNTERS: the operation's
+ * DCNT_EP_POST_* counter, and the _DATA counter after it with the bytes.
+ */
+static void kdapl_dto_count_post(struct kdapl_ep *ep, DAT_DTOS op, u64 bytes)
+{
+	DAT_EP_COUNTERS id;
+
+	switch ((int)op) {
+	case DAT_DTO_SEND:
+		id = DCNT_EP_POST_SEND;
+		break;
+	case DAT_DTO_RDMA_WRITE:
+		id = DCNT_EP_POST_WRITE;
+		break;
+	case DAT_DTO_RDMA_READ:
+		id = DCNT_EP_POST_READ;
+		break;
+	case DAT_DTO_RECEIVE:
+		id = DCNT_EP_POST_RECV;
+		break;
+	case DAT_IB_DTO_RDMA_WRITE_IMMED:
+		id = DCNT_EP_POST_WRITE_IMM;
+		break;
+	case DAT_IB_DTO_CMP_SWAP:
+		kdapl_ep_count(ep, DCNT_EP_POST_CMP_SWAP, 1);
+		return;
+	case DAT_IB_DTO_FETCH_ADD:
+		kdapl_ep_count(ep, DCNT_EP_POST_FETCH_ADD, 1);
+		return;
+	default:
+		return;
+	}
+	kdapl_ep_count(ep, id, 1);
+	kdapl_ep_count(ep, id + 1, bytes);
 }
 
 /*
@@ -454,6 +514,9 @@ static void kdapl_dto_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				 s->cookie.as_64, wc->status, status,
 				 wc->byte_len);
 	kdapl_dto_sync_done(s, wc);
+	if (wc->status == IB_WC_SUCCESS &&
+	    !(READ_ONCE(s->flags) & KDAPL_DTO_INTERNAL))
+		kdapl_dto_count_recv(ep, wc);
 	report = kdapl_dto_event(ep, s, status, wc->byte_len, inv, &ev);
 	if (report)
 		kdapl_dto_recv_immed(&ev, wc);
@@ -1541,6 +1604,8 @@ DAT_RETURN kdapl_ep_post_recv(struct kdapl_owner *owner,
 	ret = kdapl_dto_recv_commit(ep, r, s);
 unlock:
 	kdapl_stat_post(ep->obj.ia->adapter, DAT_DTO_RECEIVE, ret);
+	if (likely(!ret))
+		kdapl_dto_count_post(ep, DAT_DTO_RECEIVE, total);
 	spin_unlock_irqrestore(&ep->lock, flags);
 out:
 	rcu_read_unlock();
@@ -1961,6 +2026,8 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	q->head++;
 unlock:
 	kdapl_stat_post(ep->obj.ia->adapter, req->op, ret);
+	if (likely(!ret))
+		kdapl_dto_count_post(ep, req->op, total);
 	spin_unlock_irqrestore(&ep->lock, flags);
 out:
 	rcu_read_unlock();

@@ -972,6 +972,9 @@ DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
 	else
 		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	kdapl_evd_unlock(evd, flags);
+	kdapl_evd_count(evd, DCNT_EVD_DEQUEUE);
+	kdapl_evd_count(evd, ret ? DCNT_EVD_DEQUEUE_NOT_FOUND :
+				   DCNT_EVD_DEQUEUE_FOUND);
 	kdapl_object_put(&evd->obj);
 	return ret;
 }

@@ -132,6 +132,35 @@ void kdapl_owner_release(struct kdapl_owner *owner)
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_owner_release);
 
+/*
+ * Count the create or free of an object for DAT_COUNTERS.  The table
+ * holds each type's DCNT_IA_<type>_CREATE plus one (zero: not counted);
+ * the type's _FREE follows its _CREATE.
+ */
+static void kdapl_ia_count_object(struct kdapl_ia *ia,
+				  struct kdapl_object *obj, bool free)
+{
+	static const u8 create[] = {
+		[DAT_HANDLE_TYPE_PZ] = DCNT_IA_PZ_CREATE + 1,
+		[DAT_HANDLE_TYPE_LMR] = DCNT_IA_LMR_CREATE + 1,
+		[DAT_HANDLE_TYPE_RMR] = DCNT_IA_RMR_CREATE + 1,
+		[DAT_HANDLE_TYPE_PSP] = DCNT_IA_PSP_CREATE + 1,
+		[DAT_HANDLE_TYPE_RSP] = DCNT_IA_RSP_CREATE + 1,
+		[DAT_HANDLE_TYPE_EVD] = DCNT_IA_EVD_CREATE + 1,
+		[DAT_HANDLE_TYPE_EP] = DCNT_IA_EP_CREATE + 1,
+		[DAT_HANDLE_TYPE_SRQ] = DCNT_IA_SRQ_CREATE + 1,
+	};
+	int id;
+
+	if (obj->type >= ARRAY_SIZE(create) || !create[obj->type])
+		return;
+	id = create[obj->type] - 1;
+	if (free)
+		id += obj->type == DAT_HANDLE_TYPE_PSP ?
+		      DCNT_IA_PSP_FREE - DCNT_IA_PSP_CREATE : 1;
+	kdapl_ia_count(ia, id);
+}
+
 /**
  * kdapl_ia_add_object() - make an object part of its IA
  * @ia: the IA
@@ -143,6 +172,7 @@ void kdapl_ia_add_object(struct kdapl_ia *ia, struct kdapl_object *obj)
 {
 	lockdep_assert_held(&ia->lock);
 	list_add_tail(&obj->ia_entry, &ia->objects);
+	kdapl_ia_count_object(ia, obj, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_ia_add_object);
 
@@ -157,6 +187,7 @@ void kdapl_ia_del_object(struct kdapl_ia *ia, struct kdapl_object *obj)
 {
 	lockdep_assert_held(&ia->lock);
 	list_del_init(&obj->ia_entry);
+	kdapl_ia_count_object(ia, obj, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_ia_del_object);
 
@@ -188,6 +219,11 @@ void kdapl_ia_async_event(struct kdapl_ia *ia, DAT_EVENT_NUMBER number,
 	event.event_data.asynch_error_event_data.dat_handle = handle;
 	event.event_data.asynch_error_event_data.reason = reason;
 	kdapl_stat_inc(ia->adapter, KDAPL_STAT_ASYNC_EVENTS);
+	kdapl_ia_count(ia, DCNT_IA_ASYNC_ERROR);
+	if (number == DAT_ASYNC_ERROR_EP_BROKEN)
+		kdapl_ia_count(ia, DCNT_IA_ASYNC_QP_ERROR);
+	else if (number == DAT_ASYNC_ERROR_EVD_OVERFLOW)
+		kdapl_ia_count(ia, DCNT_IA_ASYNC_CQ_ERROR);
 	kdapl_evd_post(evd, &event);
 	kdapl_object_put(&evd->obj);
 }
@@ -372,7 +408,9 @@ static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
 		ia->ib_ext |= KDAPL_IB_EXT_ATOMICS;
 	if (!ia->ib_ext)
 		return;
+	ia->ib_ext |= KDAPL_IB_EXT_COUNTERS;
 	kdapl_ia_add_attr(ia, "DAT_EXTENSION_INTERFACE", "TRUE");
+	kdapl_ia_add_attr(ia, DAT_IB_ATTR_COUNTERS, "TRUE");
 	if (ia->ib_ext & KDAPL_IB_EXT_IMMED_DATA)
 		kdapl_ia_add_attr(ia, DAT_IB_ATTR_IMMED_DATA, "TRUE");
 	if (ia->ib_ext & KDAPL_IB_EXT_ATOMICS) {

@@ -339,9 +339,12 @@ DAT_RETURN kdapl_sp_create(struct kdapl_owner *owner, DAT_HANDLE_TYPE type,
 	sp->evd = evd;
 	kdapl_use(&evd->obj);
 	kdapl_ia_add_object(ia, &sp->obj);
+	kdapl_ia_count(ia, DCNT_IA_CM_LISTEN);
 	handle = kdapl_object_handle(&sp->obj);
-	if (any)
+	if (any) {
 		*conn_qual_out = sp->conn_qual;
+		kdapl_ia_count(ia, DCNT_IA_PSP_CREATE_ANY);
+	}
 	mutex_unlock(&ia->lock);
 
 	/* The SP keeps the references of the EVD and EP lookups. */

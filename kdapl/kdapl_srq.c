@@ -82,7 +82,9 @@ static void kdapl_srq_report(struct ib_cq *cq, struct ib_wc *wc,
 				dto->rmr_context = wc->ex.invalidate_rkey;
 			}
 			kdapl_dto_recv_immed(&event, wc);
+			kdapl_dto_count_recv(ep, wc);
 		}
+		kdapl_evd_count(evd, DCNT_EVD_DTO_CALLBACK);
 		kdapl_evd_deliver(evd, &event);
 	}
 	kdapl_dto_check_qp(ep, wc);

@@ -3122,11 +3122,40 @@ static bool kct_atomic(struct kct *t, bool fetch_add, u64 cmp_add, u64 swap,
 			 READ_ONCE(*result), original);
 }
 
+/* EP counter @id of @ep must be @want. */
+static bool kct_counter(struct kct *t, DAT_EP_HANDLE ep, int id, u64 want)
+{
+	u64 v[DCNT_EP_ALL_COUNTERS];
+
+	memset(v, 0xa5, sizeof(v));
+	return KCT_OK(dat_ib_query_counters(ep, DCNT_EP_ALL_COUNTERS, v, 0)) &&
+	       KCT_CHECK(v[id] == want, "EP counter %d: %llu, expected %llu",
+			 id, v[id], want);
+}
+
+/* The EPs' counters count what kct_ibext_ops() did, exactly. */
+static bool kct_ibext_counters(struct kct *t)
+{
+	if (!kct_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM, 1) ||
+	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM_DATA,
+			 KCT_IMMED_LEN) ||
+	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_CMP_SWAP, 2) ||
+	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_FETCH_ADD, 1) ||
+	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM, 1) ||
+	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM_DATA,
+			 KCT_IMMED_LEN) ||
+	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV, 0))
+		return false;
+	kct_pass(t, "counters");
+	return true;
+}
+
 /*
  * 64 KiB written with immediate data into the server's region: the
  * server's receive completes with the immediate and the length, and the
  * data is there.  Then compare and swap (a match, a mismatch) and fetch
- * and add on a word of that region.  iWARP offers neither.
+ * and add on a word of that region, which the EPs' counters count.
+ * iWARP offers none of it.
  */
 static bool kct_ibext_ops(struct kct *t, const struct kct_export *got)
 {
@@ -3155,6 +3184,10 @@ static bool kct_ibext_ops(struct kct *t, const struct kct_export *got)
 		return KCT_RET(ret, dat_error(DAT_NOT_IMPLEMENTED, 0)) &&
 		       KCT_RET(dat_ib_post_fetch_and_add(t->cli.ep, 1, &l, ck,
 							 &r, 0),
+			       dat_error(DAT_NOT_IMPLEMENTED, 0)) &&
+		       KCT_RET(dat_ib_query_counters(t->cli.ep,
+						     DCNT_EP_POST_SEND,
+						     &raddr, 0),
 			       dat_error(DAT_NOT_IMPLEMENTED, 0));
 	if (!KCT_OK(ret) ||
 	    !kct_ib_done(t, t->cli.req_evd, DAT_IB_DTO_RDMA_WRITE_IMMED,
@@ -3176,7 +3209,7 @@ static bool kct_ibext_ops(struct kct *t, const struct kct_export *got)
 		       READ_ONCE(*word)))
 		return false;
 	kct_pass(t, "atomics");
-	return true;
+	return kct_ibext_counters(t);
 }
 
 static void kct_ibext(struct kct *t)

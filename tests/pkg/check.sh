@@ -172,6 +172,7 @@ nothing_left() {
 		 /usr/include/rdma/kdapl_ioctl.h /usr/include/rdma/kdat.h \
 		 /usr/include/rdma/kdat_types.h \
 		 /usr/include/rdma/kdat_ib_extensions.h \
+		 /usr/include/rdma/kdat_counter_names.h \
 		 /lib/udev/rules.d/60-kdapl.rules \
 		 /usr/share/man/man4/kdapl.4.gz \
 		 /usr/share/man/man7/libdaplkdapl.7.gz \

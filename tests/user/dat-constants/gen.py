@@ -4,7 +4,7 @@
 
 include/rdma/kdat_types.h with kdat_ib_extensions.h, and Debian's
 <dat2/udat.h> with <dat2/dat_ib_extensions.h>, define the same DAT_* names, so they cannot be compiled together.  This script finds,
-for each side, every DAT_* name that is an integer constant:
+for each side, every DAT_* (and DCNT_*) name that is an integer constant:
 
   * enumerators of enums declared in the side's own header files
     (found by parsing the preprocessed source, so comments and
@@ -148,7 +148,7 @@ class Side:
             items.append(item)
             for it in items:
                 m = re.match(r'\s*([A-Za-z_]\w*)', it)
-                if m and m.group(1).startswith('DAT_'):
+                if m and m.group(1).startswith(('DAT_', 'DCNT_')):
                     names.add(m.group(1))
         return names
 
