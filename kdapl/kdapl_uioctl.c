@@ -89,6 +89,7 @@ union kdapl_uioctl_arg {
 	struct kdapl_ioc_rmr_query rmr_query;
 	struct kdapl_ioc_rmr_bind rmr_bind;
 	struct kdapl_ioc_csp_create csp_create;
+	struct kdapl_ioc_counters counters;
 };
 
 /**
@@ -295,6 +296,8 @@ static void kdapl_uioctl_prov_attr(struct kdapl_ioc_ia_query *a,
 			a->ib_extensions |= KDAPL_IA_EXT_IMMED_DATA;
 		if (!strcmp(attr[i].name, DAT_IB_ATTR_CMP_AND_SWAP))
 			a->ib_extensions |= KDAPL_IA_EXT_ATOMICS;
+		if (!strcmp(attr[i].name, DAT_IB_ATTR_COUNTERS))
+			a->ib_extensions |= KDAPL_IA_EXT_COUNTERS;
 	}
 }
 
@@ -503,6 +506,46 @@ static int kdapl_uioctl_evd_resize(struct kdapl_ufile *ufile, void *arg,
 	a->entries = uobj->ring->entries;
 	a->ring_size = kdapl_uring_size(uobj->ring);
 	return 0;
+}
+
+/*
+ * KDAPL_IOC_COUNTERS: the counters go through a kernel buffer, so that
+ * the object is never looked at while user memory faults.
+ */
+static int kdapl_uioctl_counters(struct kdapl_ufile *ufile, void *arg,
+				 DAT_RETURN *status)
+{
+	struct kdapl_ioc_counters *a = arg;
+	struct kdapl_uobj *uobj = NULL;
+	unsigned int n;
+	u64 *values;
+	int err = 0;
+
+	if (a->reset > 1)
+		return -EINVAL;
+	if (a->type == DAT_HANDLE_TYPE_IA || a->type == DAT_HANDLE_TYPE_EP ||
+	    a->type == DAT_HANDLE_TYPE_EVD)
+		uobj = kdapl_uobj_find(ufile, a->id, a->type);
+	if (!uobj) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_ARG1);
+		return 0;
+	}
+	n = min_t(u32, a->capacity, DCNT_IA_ALL_COUNTERS);
+	values = kcalloc(max(n, 1U), sizeof(*values), GFP_KERNEL_ACCOUNT);
+	if (!values) {
+		*status = dat_error(DAT_INSUFFICIENT_RESOURCES,
+				    DAT_RESOURCE_MEMORY);
+		return 0;
+	}
+	a->count = 0;
+	*status = kdapl_counters_query(&ufile->owner, uobj->handle, a->counter,
+				       a->reset, values, n, &a->count);
+	if (*status == DAT_SUCCESS &&
+	    copy_to_user(u64_to_user_ptr(a->values), values,
+			 array_size(a->count, sizeof(*values))))
+		err = -EFAULT;
+	kfree(values);
+	return err;
 }
 
 static int kdapl_uioctl_evd_modify(struct kdapl_ufile *ufile, void *arg,
@@ -776,6 +819,7 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCSP(CSP_CREATE, create, kdapl_ioc_csp_create),
 	KDAPL_UCSP(CSP_FREE, free, kdapl_ioc_obj_free),
 	KDAPL_UIOCTL(EVD_RESIZE, evd_resize, kdapl_ioc_evd_resize, 0),
+	KDAPL_UIOCTL(COUNTERS, counters, kdapl_ioc_counters, 0),
 };
 
 /* The command's entry, or NULL for an unknown command. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <rdma/kdapl_ioctl.h>
 
 #include "fuzz.h"
@@ -222,6 +223,36 @@ static void op_lmr_sync(struct fz_thread *t)
 		fz_user_addr(t, n * sizeof(seg[0]));
 	a.num_segments = fz_chance(t, 95) ? n : fz_rand(t);
 	fz_ioctl(t, KDAPL_NR_LMR_SYNC, &a);
+}
+
+/*
+ * Read the counters of an IA, EP or EVD: one or all, reset or not, into
+ * a buffer that holds them or into any user address.
+ */
+static void op_counters(struct fz_thread *t)
+{
+	static const struct {
+		__u32 type;
+		enum fz_kind kind;
+	} types[] = {
+		{ DAT_HANDLE_TYPE_IA, FZ_IA },
+		{ DAT_HANDLE_TYPE_EP, FZ_EP },
+		{ DAT_HANDLE_TYPE_EVD, FZ_EVD },
+	};
+	unsigned int i = fz_below(t, 3);
+	struct kdapl_ioc_counters a;
+	__u64 values[DCNT_IA_ALL_COUNTERS];
+
+	FZ_ARG(a);
+	a.type = fz_chance(t, 95) ? types[i].type : fz_rand(t);
+	a.id = fz_pick(t, types[i].kind);
+	a.counter = fz_chance(t, 90) ? fz_below(t, DCNT_IA_ALL_COUNTERS + 2) :
+				       fz_rand(t);
+	a.reset = fz_chance(t, 95) ? fz_below(t, 2) : fz_rand(t);
+	a.capacity = fz_chance(t, 90) ? DCNT_IA_ALL_COUNTERS : fz_rand(t);
+	a.values = fz_chance(t, 90) ? (__u64)(uintptr_t)values :
+		   fz_user_addr(t, sizeof(values));
+	fz_ioctl(t, KDAPL_NR_COUNTERS, &a);
 }
 
 static void op_lmr_create(struct fz_thread *t)
@@ -677,6 +708,7 @@ const struct fz_op fz_obj_ops[] = {
 	{ "lmr_create", 4, op_lmr_create },
 	{ "lmr_free", 2, op_lmr_free },
 	{ "lmr_sync", 1, op_lmr_sync },
+	{ "counters", 1, op_counters },
 	{ "ep_create", 6, op_ep_create },
 	{ "ep_free", 2, op_ep_free },
 	{ "ep_reset", 1, op_ep_reset },

@@ -174,6 +174,7 @@ struct kdapl_ioc_ia_query {
 /* struct kdapl_ioc_ia_query.ib_extensions */
 #define KDAPL_IA_EXT_IMMED_DATA	0x1	/* RDMA Write with immediate data */
 #define KDAPL_IA_EXT_ATOMICS	0x2	/* compare and swap, fetch and add */
+#define KDAPL_IA_EXT_COUNTERS	0x4	/* KDAPL_IOC_COUNTERS (DAT_COUNTERS) */
 
 /**
  * struct kdapl_ioc_pz_create - create a protection zone
@@ -1158,6 +1159,36 @@ struct kdapl_post_record {
 	struct kdapl_post_sge sge[];
 };
 
+/**
+ * struct kdapl_ioc_counters - read the DAT_COUNTERS of an IA, EP or EVD
+ * @head: see struct kdapl_ioc_head
+ * @id: the object
+ * @type: its DAT_HANDLE_TYPE: DAT_HANDLE_TYPE_IA, _EP or _EVD
+ * @counter: the DCNT_* value of one counter of that type, or its
+ *	DCNT_*_ALL_COUNTERS value for all of them
+ * @reset: 1 to zero the counters read, else 0
+ * @capacity: u64 values @values has room for
+ * @count: out: values written to @values: 1, or DCNT_*_ALL_COUNTERS
+ * @values: user pointer to the values, in DCNT_* order
+ *
+ * The kernel keeps the counters it can see (see Documentation/dto.rst);
+ * the library adds its own, such as the dequeues that make no system
+ * call.  Fails with DAT_INVALID_PARAMETER for a @counter past the
+ * type's DCNT_*_ALL_COUNTERS, DAT_LENGTH_ERROR when @capacity is too
+ * small, and DAT_NOT_IMPLEMENTED on an IA without the attribute
+ * DAT_COUNTERS.
+ */
+struct kdapl_ioc_counters {
+	struct kdapl_ioc_head head;
+	__u32 id;
+	__u32 type;
+	__u32 counter;
+	__u32 reset;
+	__u32 capacity;
+	__u32 count;
+	__u64 values;
+};
+
 enum kdapl_ioctl_nr {
 	KDAPL_NR_HELLO = 0x00,
 	KDAPL_NR_IA_OPEN = 0x01,
@@ -1211,6 +1242,7 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_CSP_CREATE = 0x31,
 	KDAPL_NR_CSP_FREE = 0x32,
 	KDAPL_NR_EVD_RESIZE = 0x33,
+	KDAPL_NR_COUNTERS = 0x34,
 	KDAPL_NR_MAX
 };
 
@@ -1273,5 +1305,6 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_CSP_CREATE	KDAPL_IOC(KDAPL_NR_CSP_CREATE)
 #define KDAPL_IOC_CSP_FREE	KDAPL_IOC(KDAPL_NR_CSP_FREE)
 #define KDAPL_IOC_EVD_RESIZE	KDAPL_IOC(KDAPL_NR_EVD_RESIZE)
+#define KDAPL_IOC_COUNTERS	KDAPL_IOC(KDAPL_NR_COUNTERS)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */

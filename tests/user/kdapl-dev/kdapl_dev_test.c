@@ -27,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 #include <linux/capability.h>
 #include <rdma/kdapl_ioctl.h>
 
@@ -2231,6 +2233,107 @@ static int test_psp_low_port(void)
 	return 0;
 }
 
+/*
+ * KDAPL_IOC_COUNTERS: the kernel's counters of an IA (its PZ creates
+ * and frees here) and of an EVD, read and reset; another file's EVD, a
+ * type without counters, a counter out of range, too small a buffer, a
+ * bad user pointer and a reset flag that is not 0 or 1 are refused.  An
+ * IA without DAT_COUNTERS (siw) answers DAT_NOT_IMPLEMENTED.
+ */
+static int test_counters(void)
+{
+	struct kdapl_ioc_ia_query q = { 0 };
+	struct kdapl_ioc_pz_create pz = { 0 };
+	struct kdapl_ioc_obj_free f = { 0 };
+	struct kdapl_ioc_counters c = { 0 };
+	__u64 v[DCNT_IA_ALL_COUNTERS];
+	int fd = dev_open(), fd2 = dev_open();
+	struct ia ia, ia2;
+	struct ring r;
+	__u32 id;
+
+	if (fd < 0 || fd2 < 0 || ia_open(fd, &ia, 1) || ia_open(fd2, &ia2, 2))
+		return FAIL("set-up");
+	q.ia_id = ia.ia_id;
+	if (CALL(fd, IA_QUERY, q) != DAT_SUCCESS)
+		return FAIL("IA_QUERY");
+	c.id = ia.ia_id;
+	c.type = DAT_HANDLE_TYPE_IA;
+	c.counter = DCNT_IA_ALL_COUNTERS;
+	c.capacity = DCNT_IA_ALL_COUNTERS;
+	c.values = (uintptr_t)v;
+	if (!(q.ib_extensions & KDAPL_IA_EXT_COUNTERS)) {
+		if (CALL(fd, COUNTERS, c) != ERR(DAT_NOT_IMPLEMENTED, 0))
+			return FAIL("counters without the attribute");
+		goto out;
+	}
+	pz.ia_id = ia.ia_id;
+	if (CALL(fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return FAIL("PZ");
+	f.id = pz.pz_id;
+	if (CALL(fd, PZ_FREE, f) != DAT_SUCCESS ||
+	    CALL(fd, PZ_CREATE, pz) != DAT_SUCCESS)
+		return FAIL("PZs");
+	memset(v, 0xa5, sizeof(v));
+	c.reset = 1;
+	if (CALL(fd, COUNTERS, c) != DAT_SUCCESS ||
+	    c.count != DCNT_IA_ALL_COUNTERS || v[DCNT_IA_PZ_CREATE] != 2 ||
+	    v[DCNT_IA_PZ_FREE] != 1 || v[DCNT_IA_EVD_CREATE] != 1 ||
+	    v[DCNT_IA_CM_REQ_TX] != 0)
+		return FAIL("IA counters: %u, PZ %llu/%llu EVD %llu", c.count,
+			    (unsigned long long)v[DCNT_IA_PZ_CREATE],
+			    (unsigned long long)v[DCNT_IA_PZ_FREE],
+			    (unsigned long long)v[DCNT_IA_EVD_CREATE]);
+	c.reset = 0;
+	c.counter = DCNT_IA_PZ_CREATE;
+	v[0] = 7;
+	if (CALL(fd, COUNTERS, c) != DAT_SUCCESS || c.count != 1 || v[0])
+		return FAIL("after the reset: %llu", (unsigned long long)v[0]);
+	/* The async EVD of the IA: nothing delivered, nothing dequeued. */
+	c.id = ia.async_id;
+	c.type = DAT_HANDLE_TYPE_EVD;
+	c.counter = DCNT_EVD_ALL_COUNTERS;
+	if (CALL(fd, COUNTERS, c) != DAT_SUCCESS ||
+	    c.count != DCNT_EVD_ALL_COUNTERS || v[DCNT_EVD_DTO_CALLBACK])
+		return FAIL("EVD counters");
+	c.counter = DCNT_EVD_ALL_COUNTERS + 1;
+	if (CALL(fd, COUNTERS, c) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+		return FAIL("counter out of range");
+	c.counter = DCNT_EVD_ALL_COUNTERS;
+	c.capacity = DCNT_EVD_ALL_COUNTERS - 1;
+	if (CALL(fd, COUNTERS, c) != ERR(DAT_LENGTH_ERROR, 0))
+		return FAIL("capacity");
+	c.capacity = DCNT_EVD_ALL_COUNTERS;
+	c.values = 8;
+	if (CALL(fd, COUNTERS, c) != -EFAULT)
+		return FAIL("bad pointer");
+	c.values = (uintptr_t)v;
+	c.reset = 2;
+	if (CALL(fd, COUNTERS, c) != -EINVAL)
+		return FAIL("reset 2");
+	c.reset = 0;
+	c.type = DAT_HANDLE_TYPE_PZ;
+	c.id = pz.pz_id;
+	if (CALL(fd, COUNTERS, c) != ERR(DAT_INVALID_HANDLE, DAT_INVALID_ARG1))
+		return FAIL("a PZ");
+	/* An EVD of the first file only, which the second cannot name. */
+	if (evd_create(fd, &ia, 4, 0xe6, &id, &r))
+		return FAIL("EVD");
+	c.type = DAT_HANDLE_TYPE_EVD;
+	c.id = id;
+	if (CALL(fd, COUNTERS, c) != DAT_SUCCESS ||
+	    CALL(fd2, COUNTERS, c) != ERR(DAT_INVALID_HANDLE, DAT_INVALID_ARG1))
+		return FAIL("another file's EVD");
+	munmap(r.hdr, r.size);
+out:
+	close(fd2);
+	close(fd);
+	munmap(ia.async.hdr, ia.async.size);
+	munmap(ia2.async.hdr, ia2.async.size);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -2238,7 +2341,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..23\n");
+	printf("TAP version 13\n1..24\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -2262,5 +2365,6 @@ int main(int argc, char **argv)
 	tap_run("srq", test_srq);
 	tap_run("rmr", test_rmr);
 	tap_run("evd_resize", test_evd_resize);
+	tap_run("counters", test_counters);
 	return tap_done("kdapl_dev_test");
 }
