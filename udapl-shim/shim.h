@@ -28,7 +28,7 @@
  * The provider-specific attributes at most: the MTU, the extension
  * interface and the three IB extension operations (see shim_ia.c).
  */
-#define SHIM_PROV_ATTR_MAX	5
+#define SHIM_PROV_ATTR_MAX	6
 
 /* "kdap": marks a live shim handle; cleared when the handle is freed. */
 #define SHIM_MAGIC	0x6b646170u
@@ -70,6 +70,8 @@ struct shim_obj {
  * @flags: DAT_EVD_FLAGS
  * @cno: the CNO it triggers, or DAT_HANDLE_NULL
  * @state: KDAPL_EVD_* as the kernel last returned it
+ * @counters: the DAT_COUNTERS the shim keeps (waits and dequeues), by
+ *	DAT_EVD_COUNTERS; the kernel keeps the others
  */
 struct shim_evd {
 	struct shim_obj obj;
@@ -83,7 +85,14 @@ struct shim_evd {
 	DAT_EVD_FLAGS flags;
 	DAT_CNO_HANDLE cno;
 	__u32 state;
+	DAT_UINT64 counters[DCNT_EVD_ALL_COUNTERS];
 };
+
+/* Count one @id of @evd for DAT_COUNTERS; threads may share the EVD. */
+static inline void shim_evd_tally(struct shim_evd *evd, DAT_EVD_COUNTERS id)
+{
+	__atomic_fetch_add(&evd->counters[id], 1, __ATOMIC_RELAXED);
+}
 
 /**
  * struct shim_cno - a Consumer Notification Object
@@ -524,5 +533,10 @@ DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE cno, DAT_EVD_HANDLE *evd);
 DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 				  va_list args);
 void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e);
+
+/* shim_counters.c */
+DAT_RETURN shim_counters_query(DAT_HANDLE handle, va_list args);
+DAT_RETURN shim_counters_print(DAT_HANDLE handle, va_list args);
+DAT_RETURN shim_counters_sample(DAT_HANDLE handle, va_list args);
 
 #endif /* _SHIM_H */

@@ -228,12 +228,16 @@ DAT_RETURN shim_evd_dequeue(DAT_EVD_HANDLE handle, DAT_EVENT *event)
 		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (evd->unmapped)
 		return SHIM_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	shim_evd_tally(evd, DCNT_EVD_DEQUEUE);
 	/*
 	 * Plain DAT_QUEUE_EMPTY, without the error class, as OFA's provider
 	 * returns for completion streams: dtest -p compares the whole value.
 	 */
-	if (!shim_evd_count(evd))
+	if (!shim_evd_count(evd)) {
+		shim_evd_tally(evd, DCNT_EVD_DEQUEUE_NOT_FOUND);
 		return DAT_QUEUE_EMPTY;
+	}
+	shim_evd_tally(evd, DCNT_EVD_DEQUEUE_FOUND);
 	return shim_evd_pop(evd, event);
 }
 
@@ -258,11 +262,15 @@ DAT_RETURN shim_evd_wait(DAT_EVD_HANDLE handle, DAT_TIMEOUT timeout,
 	    KDAPL_EVD_UNWAITABLE)
 		return SHIM_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EVD_UNWAITABLE);
+	shim_evd_tally(evd, DCNT_EVD_WAIT);
 	while ((n = shim_evd_count(evd)) < (__u32)threshold) {
 		w.evd_id = evd->obj.id;
 		w.threshold = threshold;
 		w.timeout_us = timeout;
+		shim_evd_tally(evd, DCNT_EVD_WAIT_BLOCKED);
 		ret = SHIM_CALL(evd->obj.ia, EVD_WAIT, w);
+		if (ret == DAT_SUCCESS)
+			shim_evd_tally(evd, DCNT_EVD_WAIT_NOTIFY);
 		if (ret != DAT_SUCCESS) {
 			if (nmore)
 				*nmore = shim_evd_count(evd);

@@ -9,10 +9,11 @@
  * posts it and which KDAPL_IA_EXT_* the IA's transport must carry.  An
  * operation without a handler returns DAT_NOT_IMPLEMENTED whatever its
  * handle; one the transport lacks returns it before any argument is
- * read.  The three operations implemented are requests of the EP's
- * post ring, posted through shim_post_wr() with the checks of an RDMA
- * Write.  DAT_INVALID_ARGn numbers the argument of the dat_ib_post_*()
- * macro (the EP is the first).
+ * read.  The three posts are requests of the EP's post ring, posted
+ * through shim_post_wr() with the checks of an RDMA Write; the counter
+ * operations take an IA, EP or EVD (shim_counters.c).  DAT_INVALID_ARGn
+ * numbers the argument of the dat_ib_post_*() macro (the EP is the
+ * first).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -33,12 +34,16 @@ static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
 /**
  * struct shim_ext_def - how the shim performs one DAT_IB_OP
  * @needs: the KDAPL_IA_EXT_* flags the IA's transport must carry
- * @post: reads the operation's arguments and posts it, or NULL: the
- *	operation is not implemented
+ * @post: reads the operation's arguments and posts it on an EP
+ * @call: performs an operation on a handle of another type, which it
+ *	checks itself (with @needs)
+ *
+ * An operation with neither @post nor @call is not implemented.
  */
 struct shim_ext_def {
 	__u32 needs;
 	DAT_RETURN (*post)(struct shim_ep *ep, va_list args);
+	DAT_RETURN (*call)(DAT_HANDLE handle, va_list args);
 };
 
 /*
@@ -136,18 +141,18 @@ static const struct shim_ext_def shim_ext_defs[] = {
 	[DAT_IB_UD_SEND_OP] = {},
 	[DAT_IB_UD_CM_FREE_OP] = {},
 	[DAT_IB_UD_AH_FREE_OP] = {},
-	/* The counters are not implemented yet. */
-	[DAT_IB_QUERY_COUNTERS_OP] = {},
-	[DAT_IB_PRINT_COUNTERS_OP] = {},
-	[DAT_IB_START_COUNTERS_OP] = {},
-	[DAT_IB_STOP_COUNTERS_OP] = {},
+	/* The counters of an IA, EP or EVD: shim_counters.c. */
+	[DAT_IB_QUERY_COUNTERS_OP] = { .call = shim_counters_query },
+	[DAT_IB_PRINT_COUNTERS_OP] = { .call = shim_counters_print },
+	[DAT_IB_START_COUNTERS_OP] = { .call = shim_counters_sample },
+	[DAT_IB_STOP_COUNTERS_OP] = { .call = shim_counters_sample },
 	/* The collectives are not implemented. */
 	[DAT_IB_COLLECTIVE_CREATE_MEMBER_OP ... DAT_IB_COLLECTIVE_BARRIER_OP] = {},
 };
 
 /*
- * dat_extension_op(): libdat2 passes an IA handle as its own, which
- * no operation of the shim takes, and every other handle as it is.
+ * dat_extension_op(): libdat2 passes an IA handle as the shim's own IA
+ * (the counter operations take one), and every other handle as it is.
  * DAT_IB_OPEN_QUERY_OP and DAT_IB_CLOSE_QUERY_OP, beyond the table,
  * are not implemented.
  */
@@ -157,10 +162,13 @@ DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 	const struct shim_ext_def *def;
 	struct shim_ep *ep;
 
-	if (op < 0 || (size_t)op >= SHIM_ARRAY_SIZE(shim_ext_defs) ||
-	    !shim_ext_defs[op].post)
+	if (op < 0 || (size_t)op >= SHIM_ARRAY_SIZE(shim_ext_defs))
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	def = &shim_ext_defs[op];
+	if (def->call)
+		return def->call(handle, args);
+	if (!def->post)
+		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	ep = (struct shim_ep *)shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
 	if (!ep)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);

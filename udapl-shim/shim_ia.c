@@ -83,6 +83,8 @@ static void shim_ia_set_prov_attr(struct shim_ia *ia, __u32 mtu)
 		shim_ia_add_attr(ia, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
 		shim_ia_add_attr(ia, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
 	}
+	if (ia->ib_extensions & KDAPL_IA_EXT_COUNTERS)
+		shim_ia_add_attr(ia, DAT_IB_ATTR_COUNTERS, "TRUE");
 }
 
 /* The IA's address, which events and queries point to, and its limits. */

@@ -36,6 +36,7 @@
 struct caps {
 	int immed;
 	int atomics;
+	int counters;
 };
 
 /* The value of a provider attribute, or NULL. */
@@ -74,6 +75,9 @@ static int get_caps(DAT_IA_HANDLE ia, struct caps *c)
 		return FAIL("attributes: immed %d fetch_add %d cmp_swap %d",
 			    c->immed, faa, cas);
 	c->atomics = cas;
+	c->counters = prov_flag(&p, DAT_IB_ATTR_COUNTERS);
+	if (c->counters < 0 || (c->counters && !c->immed && !c->atomics))
+		return FAIL("attribute DAT_COUNTERS %d", c->counters);
 	return 0;
 }
 
@@ -513,6 +517,177 @@ static int test_atomic_denied(void)
 	return env_close(&e);
 }
 
+/* Counter @id of @h (reading all of them) must be @want. */
+static int counter_is(DAT_HANDLE h, int all, int id, DAT_UINT64 want,
+		      const char *what)
+{
+	DAT_UINT64 v[DCNT_IA_ALL_COUNTERS];
+	DAT_RETURN ret;
+
+	memset(v, 0xa5, sizeof(v));
+	ret = dat_ib_query_counters(h, all, v, 0);
+	if (ret != DAT_SUCCESS)
+		return FAIL("query counters for %s: %#x", what, ret);
+	if (v[id] != want)
+		return FAIL("%s: %llu, expected %llu", what,
+			    (unsigned long long)v[id],
+			    (unsigned long long)want);
+	return 0;
+}
+
+/* Zero every counter of @h. */
+static int counters_reset(DAT_HANDLE h, int all)
+{
+	DAT_UINT64 v[DCNT_IA_ALL_COUNTERS];
+
+	return dat_ib_query_counters(h, all, v, 1) == DAT_SUCCESS ?
+	       0 : FAIL("reset counters");
+}
+
+#define EP_IS(h, id, want)	counter_is(h, DCNT_EP_ALL_COUNTERS, id, want, #id)
+#define EVD_IS(h, id, want)	counter_is(h, DCNT_EVD_ALL_COUNTERS, id, want, #id)
+#define IA_IS(h, id, want)	counter_is(h, DCNT_IA_ALL_COUNTERS, id, want, #id)
+
+/*
+ * dat_ib_start_counter() as the header's macro means it: the macro
+ * casts to a DAT_COUNTER_TYPE that the header does not define.
+ */
+#define START(h, type)	dat_extension_op(h, DAT_IB_START_COUNTERS_OP, type)
+
+/* The client sends @n messages of 64, 128, ... bytes to the server. */
+static int counted_sends(struct env *e, int n)
+{
+	DAT_LMR_TRIPLET iov = { .lmr_context = e->cl,
+				.virtual_address = (uintptr_t)e->cbuf };
+	DAT_DTO_COOKIE ck;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (server_recv(e, i, 0x80 + i))
+			return -1;
+	for (i = 0; i < n; i++) {
+		iov.segment_length = 64 * (i + 1);
+		ck.as_64 = 0x40 + i;
+		if (dat_ep_post_send(e->c.ep, 1, &iov, ck,
+				     DAT_COMPLETION_DEFAULT_FLAG) !=
+		    DAT_SUCCESS)
+			return FAIL("dat_ep_post_send");
+		if (dto_done(&e->c, 0x40 + i, DAT_DTO_SEND, 64 * (i + 1)) ||
+		    dto_done(&e->s, 0x80 + i, DAT_DTO_RECEIVE, 64 * (i + 1)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The counters of the EPs, EVDs and IAs of a connected pair count what
+ * the test did, exactly: connections, posts with their bytes, receives,
+ * a write with immediate data, waits and dequeues; a reset zeroes them,
+ * one counter reads alone, and bad arguments are refused.  Without the
+ * attribute DAT_COUNTERS (siw), libdat2 refuses the calls.
+ */
+static int test_counters(void)
+{
+	const struct expect wx = { NULL, 0x92, DAT_IB_DTO_RDMA_WRITE_IMMED,
+				   DAT_IB_RDMA_WRITE_IMMED, 1000, 0 };
+	DAT_UINT64 v[DCNT_IA_ALL_COUNTERS];
+	struct expect x = wx;
+	DAT_EVENT ev;
+	struct env e;
+
+	if (env_open(&e, 6104, DAT_MEM_PRIV_ALL_FLAG))
+		return -1;
+	if (!e.caps.counters) {
+		if (dat_ib_query_counters(e.c.ep, DCNT_EP_ALL_COUNTERS, v, 0) !=
+		    NOT_IMPL)
+			return FAIL("counters without the attribute");
+		return env_close(&e);
+	}
+	/* The IAs: one connection each way, through libdat2's IA handles. */
+	if (IA_IS(e.c.ia, DCNT_IA_CM_REQ_TX, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_CM_ACTIVE_EST, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_CM_PASSIVE_EST, 0) ||
+	    IA_IS(e.s.ia, DCNT_IA_CM_PASSIVE_EST, 1) ||
+	    IA_IS(e.s.ia, DCNT_IA_SP_CR, 1) ||
+	    IA_IS(e.s.ia, DCNT_IA_SP_CR_ACCEPTED, 1) ||
+	    IA_IS(e.s.ia, DCNT_IA_PSP_CREATE, 1) ||
+	    IA_IS(e.s.ia, DCNT_IA_CM_LISTEN, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_LMR_CREATE, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_EP_CREATE, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_PZ_CREATE, 1) ||
+	    IA_IS(e.c.ia, DCNT_IA_PZ_FREE, 0) ||
+	    EP_IS(e.c.ep, DCNT_EP_CONNECT, 1))
+		return -1;
+	if (counters_reset(e.c.ep, DCNT_EP_ALL_COUNTERS) ||
+	    counters_reset(e.s.ep, DCNT_EP_ALL_COUNTERS) ||
+	    counters_reset(e.c.dto, DCNT_EVD_ALL_COUNTERS) ||
+	    counters_reset(e.s.dto, DCNT_EVD_ALL_COUNTERS) ||
+	    EP_IS(e.c.ep, DCNT_EP_CONNECT, 0))
+		return -1;
+	if (counted_sends(&e, 3) ||
+	    EP_IS(e.c.ep, DCNT_EP_POST_SEND, 3) ||
+	    EP_IS(e.c.ep, DCNT_EP_POST_SEND_DATA, 384) ||
+	    EP_IS(e.c.ep, DCNT_EP_RECV, 0) ||
+	    EP_IS(e.s.ep, DCNT_EP_POST_RECV, 3) ||
+	    EP_IS(e.s.ep, DCNT_EP_POST_RECV_DATA, 768) ||
+	    EP_IS(e.s.ep, DCNT_EP_RECV, 3) ||
+	    EP_IS(e.s.ep, DCNT_EP_RECV_DATA, 384) ||
+	    EVD_IS(e.c.dto, DCNT_EVD_DTO_CALLBACK, 3) ||
+	    EVD_IS(e.c.dto, DCNT_EVD_WAIT, 3) ||
+	    EVD_IS(e.s.dto, DCNT_EVD_DTO_CALLBACK, 3) ||
+	    EVD_IS(e.c.dto, DCNT_EVD_DEQUEUE, 0))
+		return -1;
+	/* Dequeues happen in the shim; the kernel's counters add to them. */
+	if (dat_evd_dequeue(e.c.dto, &ev) != DAT_QUEUE_EMPTY ||
+	    EVD_IS(e.c.dto, DCNT_EVD_DEQUEUE, 1) ||
+	    EVD_IS(e.c.dto, DCNT_EVD_DEQUEUE_NOT_FOUND, 1) ||
+	    EVD_IS(e.c.dto, DCNT_EVD_DEQUEUE_FOUND, 0))
+		return -1;
+	/* One counter alone, read and reset, then zero. */
+	v[0] = 0;
+	v[1] = 0x5a;
+	if (dat_ib_query_counters(e.c.ep, DCNT_EP_POST_SEND, v, 1) !=
+	    DAT_SUCCESS || v[0] != 3 || v[1] != 0x5a ||
+	    dat_ib_query_counters(e.c.ep, DCNT_EP_POST_SEND, v, 0) !=
+	    DAT_SUCCESS || v[0] != 0 ||
+	    EP_IS(e.c.ep, DCNT_EP_POST_SEND_DATA, 384))
+		return FAIL("one counter: %llu", (unsigned long long)v[0]);
+	if (e.caps.immed) {
+		x.ep = e.c.ep;
+		if (server_recv(&e, 3, 0x83) ||
+		    write_immed(&e, 0, 1000, 0x2468, 0x92) != DAT_SUCCESS ||
+		    ib_done(e.c.dto, &x) ||
+		    wait_event(e.s.dto, (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT,
+			       &ev) ||
+		    EP_IS(e.c.ep, DCNT_EP_POST_WRITE_IMM, 1) ||
+		    EP_IS(e.c.ep, DCNT_EP_POST_WRITE_IMM_DATA, 1000) ||
+		    EP_IS(e.s.ep, DCNT_EP_RECV_RDMA_IMM, 1) ||
+		    EP_IS(e.s.ep, DCNT_EP_RECV_RDMA_IMM_DATA, 1000) ||
+		    EP_IS(e.s.ep, DCNT_EP_RECV, 3))
+			return -1;
+	}
+	/* Bad arguments, and the samples of the IA. */
+	if (dat_ib_query_counters(e.c.ep, DCNT_EP_ALL_COUNTERS + 1, v, 0) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2) ||
+	    dat_ib_query_counters(e.c.ep, -1, v, 0) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2) ||
+	    dat_ib_query_counters(e.c.ep, DCNT_EP_POST_SEND, NULL, 0) !=
+	    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3) ||
+	    dat_ib_query_counters(e.c.pz, DCNT_EP_POST_SEND, v, 0) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1) ||
+	    START(e.c.ia, DCNT_IA_CM) != DAT_SUCCESS ||
+	    dat_extension_op(e.c.ia, DAT_IB_STOP_COUNTERS_OP, DCNT_IA_CM) !=
+	    DAT_SUCCESS ||
+	    START(e.c.ia, DCNT_IA_LNK) != NOT_IMPL ||
+	    START(e.c.ia, 99) != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2) ||
+	    START(e.c.ep, DCNT_IA_CM) !=
+	    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA) ||
+	    dat_ib_print_counters(e.c.ep, DCNT_EP_POST_SEND_DATA, 0) !=
+	    DAT_SUCCESS)
+		return FAIL("counter calls with bad arguments");
+	return env_close(&e);
+}
+
 /* The ops each answer @want with the EP (or handle) given. */
 static int all_ops(DAT_HANDLE h, DAT_LMR_TRIPLET *l, DAT_RMR_TRIPLET *r,
 		   DAT_RETURN want_immed, DAT_RETURN want_atomic)
@@ -538,7 +713,6 @@ static int all_ops(DAT_HANDLE h, DAT_LMR_TRIPLET *l, DAT_RMR_TRIPLET *r,
 /* The operations that are not implemented, on an EP. */
 static int unimplemented_ops(DAT_EP_HANDLE ep)
 {
-	DAT_UINT64 counters[DCNT_EP_ALL_COUNTERS];
 	DAT_DTO_COOKIE ck = { .as_64 = 1 };
 	DAT_LMR_TRIPLET l = { 0 };
 	DAT_RETURN ret;
@@ -546,9 +720,6 @@ static int unimplemented_ops(DAT_EP_HANDLE ep)
 	ret = dat_ib_post_send_ud(ep, 1, &l, NULL, ck, 0);
 	if (ret != NOT_IMPL)
 		return FAIL("UD send: %#x", ret);
-	ret = dat_ib_query_counters(ep, DCNT_EP_ALL_COUNTERS, counters, 0);
-	if (ret != NOT_IMPL)
-		return FAIL("query counters: %#x", ret);
 	ret = dat_extension_op(ep, DAT_IB_COLLECTIVE_BARRIER_OP, NULL, ck, 0);
 	if (ret != NOT_IMPL)
 		return FAIL("collective barrier: %#x", ret);
@@ -640,12 +811,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..6\n");
+	printf("TAP version 13\n1..7\n");
 	tap_run("ibext_query", test_query);
 	tap_run("ibext_lmr_priv", test_lmr_priv);
 	tap_run("ibext_bad_args", test_bad_args);
 	tap_run("ibext_write_immed", test_write_immed);
 	tap_run("ibext_atomics", test_atomics);
 	tap_run("ibext_atomic_denied", test_atomic_denied);
+	tap_run("ibext_counters", test_counters);
 	return tap_done("shim_ibext");
 }
