@@ -10,7 +10,8 @@
 #   dapltest -T L  every limit subtest, each on its own (-m 100 -w 1)
 #   dtestcm        100 and 1000 connections (bursts of 100), polling and
 #                  waiting (-w)
-#   dtestx         RDMA Write with immediate data and atomics
+#   dtestx         RDMA Write with immediate data and atomics, and
+#                  with -p the counters
 #   dtestsrq       shared receive queues
 #
 # A row passes when every process exits 0 and the tool reports no
@@ -91,6 +92,10 @@ matrix() {
 	_x=$?
 	[ "$_x" = 2 ] && _x=n/a
 	row "dtestx" "$_col" "$_x" /tmp/pair-c.log
+	dtestx_run "$_ia" "$_addr" "$_col" -p
+	_x=$?
+	[ "$_x" = 2 ] && _x=n/a
+	row "dtestx -p" "$_col" "$_x" /tmp/pair-c.log
 	tool_pair "$_ia" "$_addr" dtestsrq --
 	row "dtestsrq" "$_col" $? /tmp/pair-c.log
 }

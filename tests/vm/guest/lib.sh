@@ -255,14 +255,17 @@ tool_pair() {
 	[ "$_c" = 0 ] && [ "$_w" = 0 ]
 }
 
-# dtestx_run IA ADDR COLUMN: dtestx's RDMA Write with immediate data
-# and atomics (IB extensions), IA as for tool_pair; both sides must
+# dtestx_run IA ADDR COLUMN [-p]: dtestx's RDMA Write with immediate
+# data and atomics (IB extensions), IA as for tool_pair; both sides must
 # report the test passed.  siw has neither immediate data nor
 # atomics, and its IA claims no extension: there the tool must stop at
 # "IB extension not supported", which the table shows as n/a (returns
-# 2); anything else there fails.
+# 2); anything else there fails.  With -p both sides print the counters
+# of their IA, EP and EVDs: over kdapl they must be there (kdapl's IAs
+# list DAT_COUNTERS; OFA's Debian build has none, and says so).
 dtestx_run() {
-	tool_pair "$1" "$2" dtestx --
+	# shellcheck disable=SC2086 # no option or one
+	tool_pair "$1" "$2" dtestx $4 -- $4
 	_p=$?
 	if [ "$3" = "kdapl siw" ] && [ "$_p" != 0 ] &&
 		grep -q "IB extension not supported" /tmp/pair-c.log; then
@@ -270,6 +273,8 @@ dtestx_run() {
 	fi
 	[ "$_p" = 0 ] &&
 		[ "$(grep -c "immed/atomic test PASSED" /tmp/pair-c.log)" -ge 2 ] &&
+		{ [ "$4" != -p ] || [ "${3#kdapl}" = "$3" ] ||
+			[ "$(grep -c "EP\[0\] Cntrs:" /tmp/pair-c.log)" -ge 2 ]; } &&
 		return 0
 	show /tmp/pair-c.log
 	return 1
