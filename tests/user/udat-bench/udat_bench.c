@@ -12,11 +12,21 @@
  *
  *   send_rate, write_rate, read_rate  operations per second with WINDOW
  *	(default 32) outstanding on the initiator;
+ *   wimm_rate the same for RDMA Writes with immediate data, each of
+ *	which consumes a receive of the peer (IB extension; where the IA
+ *	lists DAT_IB_IMMED_DATA);
+ *   fadd_rate, cswap_rate  the same for fetch-and-add and
+ *	compare-and-swap on 8 bytes, at the size 8 only (where the IA
+ *	lists the atomics);
  *   send_lat  half the round trip of a send/receive ping-pong;
  *   write_lat half the round trip of an RDMA Write ping-pong in which
  *	each side only polls its memory for the peer's write (no event
  *	tells it): batching that held a post back would stall it;
  *   read_lat  one RDMA Read, posted and reaped.
+ *
+ * and, once, conn_rate: connections per second, each a new EP pair
+ * connected, established on both sides, disconnected and freed, as
+ * dtestcm measures them but one at a time;
  *
  * and the system calls the thread made per operation, counted by the
  * kernel (perf_event_open() on the raw_syscalls:sys_enter tracepoint;
@@ -39,11 +49,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 
 #define UB_QUAL		0x5542
 #define UB_WINDOW_MAX	64
 #define UB_TIMEOUT	(10 * 1000 * 1000)
+
+/* Operations of ub_post(). */
+enum ub_op {
+	UB_SEND,
+	UB_WRITE,
+	UB_READ,
+	UB_WRITE_IMMED,
+	UB_FETCH_ADD,
+	UB_CMP_SWAP,
+	UB_NR_OPS
+};
 
 struct ub_side {
 	DAT_IA_HANDLE ia;
@@ -57,6 +80,7 @@ struct ub_side {
 	unsigned char *buf;
 	unsigned char *rx;
 	long posted_recvs;
+	int immed, atomics;
 };
 
 static double ub_seconds = 0.5;
@@ -149,19 +173,36 @@ static void ub_evd(struct ub_side *s, DAT_COUNT qlen, DAT_EVD_FLAGS flags,
 		 dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL, flags, evd));
 }
 
+/* Does the provider attribute @name say TRUE? */
+static int ub_attr(const DAT_PROVIDER_ATTR *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->num_provider_specific_attr; i++)
+		if (!strcmp(p->provider_specific_attr[i].name, name))
+			return !strcmp(p->provider_specific_attr[i].value,
+				       "TRUE");
+	return 0;
+}
+
 static void ub_open(struct ub_side *s, char *name)
 {
 	DAT_REGION_DESCRIPTION region;
 	DAT_VADDR reg_addr;
 	DAT_VLEN reg_len;
+	DAT_PROVIDER_ATTR pattr;
 	DAT_IA_ATTR attr;
 	DAT_EP_ATTR ea;
 
 	s->async = DAT_HANDLE_NULL;
 	ub_check("dat_ia_open", dat_ia_open(name, 8, &s->async, &s->ia));
 	ub_check("dat_ia_query", dat_ia_query(s->ia, NULL, DAT_IA_FIELD_ALL,
-					      &attr, 0, NULL));
+					      &attr, DAT_PROVIDER_FIELD_ALL,
+					      &pattr));
 	s->addr = attr.ia_address_ptr;
+	s->immed = ub_attr(&pattr, DAT_IB_ATTR_IMMED_DATA);
+	s->atomics = ub_attr(&pattr, DAT_IB_ATTR_FETCH_AND_ADD) &&
+		     ub_attr(&pattr, DAT_IB_ATTR_CMP_AND_SWAP);
 	ub_check("dat_pz_create", dat_pz_create(s->ia, &s->pz));
 	ub_evd(s, 8, DAT_EVD_CONNECTION_FLAG, &s->conn);
 	ub_evd(s, 8, DAT_EVD_CR_FLAG, &s->cr);
@@ -200,7 +241,8 @@ static void ub_open(struct ub_side *s, char *name)
 	region.for_va = s->buf;
 	ub_check("dat_lmr_create",
 		 dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, region,
-				2 * ub_max_size, s->pz, DAT_MEM_PRIV_ALL_FLAG,
+				2 * ub_max_size, s->pz, DAT_MEM_PRIV_ALL_FLAG |
+				(s->atomics ? DAT_IB_MEM_PRIV_REMOTE_ATOMIC : 0),
 				DAT_VA_TYPE_VA, &s->lmr, &s->lkey, &s->rkey,
 				&reg_len, &reg_addr));
 }
@@ -252,7 +294,8 @@ static int ub_reap(DAT_EVD_HANDLE evd)
 	if (DAT_GET_TYPE(ret) == DAT_QUEUE_EMPTY)
 		return 0;
 	ub_check("dat_evd_dequeue", ret);
-	if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+	if ((ev.event_number != DAT_DTO_COMPLETION_EVENT &&
+	     ev.event_number != (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT) ||
 	    ev.event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS) {
 		fprintf(stderr, "udat_bench: completion %#x status %d\n",
 			ev.event_number,
@@ -285,7 +328,7 @@ static void ub_post_recv(struct ub_side *s)
 	s->posted_recvs++;
 }
 
-static void ub_post(struct ub_side *s, struct ub_side *peer, int op,
+static void ub_post(struct ub_side *s, struct ub_side *peer, enum ub_op op,
 		    size_t size)
 {
 	DAT_RMR_TRIPLET r = {
@@ -295,18 +338,36 @@ static void ub_post(struct ub_side *s, struct ub_side *peer, int op,
 	};
 	DAT_LMR_TRIPLET iov = ub_iov(s, s->buf, size);
 	DAT_DTO_COOKIE c = { .as_64 = 1 };
+	DAT_COMPLETION_FLAGS f = DAT_COMPLETION_DEFAULT_FLAG;
 	DAT_RETURN ret;
 
-	if (op == 0)
-		ret = dat_ep_post_send(s->ep, 1, &iov, c,
-				       DAT_COMPLETION_DEFAULT_FLAG);
-	else if (op == 1)
-		ret = dat_ep_post_rdma_write(s->ep, 1, &iov, c, &r,
-					     DAT_COMPLETION_DEFAULT_FLAG);
-	else
-		ret = dat_ep_post_rdma_read(s->ep, 1, &iov, c, &r,
-					    DAT_COMPLETION_DEFAULT_FLAG);
+	switch (op) {
+	case UB_SEND:
+		ret = dat_ep_post_send(s->ep, 1, &iov, c, f);
+		break;
+	case UB_WRITE:
+		ret = dat_ep_post_rdma_write(s->ep, 1, &iov, c, &r, f);
+		break;
+	case UB_READ:
+		ret = dat_ep_post_rdma_read(s->ep, 1, &iov, c, &r, f);
+		break;
+	case UB_WRITE_IMMED:
+		ret = dat_ib_post_rdma_write_immed(s->ep, 1, &iov, c, &r, 7, f);
+		break;
+	case UB_FETCH_ADD:
+		ret = dat_ib_post_fetch_and_add(s->ep, 1, &iov, c, &r, f);
+		break;
+	default:
+		ret = dat_ib_post_cmp_and_swap(s->ep, 0, 1, &iov, c, &r, f);
+		break;
+	}
 	ub_check("post", ret);
+}
+
+/* Does @op consume a receive of the peer? */
+static int ub_consumes(enum ub_op op)
+{
+	return op == UB_SEND || op == UB_WRITE_IMMED;
 }
 
 /* Reap @b's receives and keep two windows of them posted. */
@@ -342,18 +403,19 @@ static void ub_reap_one(DAT_EVD_HANDLE evd, double t0)
 		ub_stuck(t0);
 }
 
-/* op: 0 send, 1 RDMA Write, 2 RDMA Read; WINDOW outstanding. */
-static void ub_rate(struct ub_side *a, struct ub_side *b, int op,
+/* @op with WINDOW outstanding. */
+static void ub_rate(struct ub_side *a, struct ub_side *b, enum ub_op op,
 		    size_t size)
 {
-	static const char * const name[] = {
-		"send_rate", "write_rate", "read_rate"
+	static const char * const name[UB_NR_OPS] = {
+		"send_rate", "write_rate", "read_rate", "wimm_rate",
+		"fadd_rate", "cswap_rate",
 	};
 	long done = 0, out = 0;
 	long long calls;
 	double t0, t;
 
-	if (op == 0)
+	if (ub_consumes(op))
 		ub_refill(b);
 	calls = ub_syscalls();
 	t0 = ub_now();
@@ -366,7 +428,7 @@ static void ub_rate(struct ub_side *a, struct ub_side *b, int op,
 			out--;
 			done++;
 		}
-		if (op == 0)
+		if (ub_consumes(op))
 			ub_refill(b);
 		ub_stuck(t0);
 		t = ub_now();
@@ -375,7 +437,7 @@ static void ub_rate(struct ub_side *a, struct ub_side *b, int op,
 		calls = ub_syscalls() - calls;
 	while (out) {
 		out -= ub_reap(a->req);
-		if (op == 0)
+		if (ub_consumes(op))
 			ub_refill(b);
 		ub_stuck(t0);
 	}
@@ -393,11 +455,11 @@ static void ub_send_lat(struct ub_side *a, struct ub_side *b, size_t size)
 	calls = ub_syscalls();
 	t0 = ub_now();
 	do {
-		ub_post(a, b, 0, size);
+		ub_post(a, b, UB_SEND, size);
 		ub_reap_one(b->rcv, t0);
 		b->posted_recvs--;
 		ub_post_recv(b);
-		ub_post(b, a, 0, size);
+		ub_post(b, a, UB_SEND, size);
 		ub_reap_one(a->rcv, t0);
 		a->posted_recvs--;
 		ub_post_recv(a);
@@ -439,14 +501,14 @@ static void ub_write_lat(struct ub_side *a, struct ub_side *b, size_t size)
 	do {
 		seq = seq == 255 ? 1 : seq + 1;
 		a->buf[size - 1] = seq;
-		ub_post(a, b, 1, size);
+		ub_post(a, b, UB_WRITE, size);
 		out_a++;
 		while (ub_peek(fb) != seq) {
 			out_a -= ub_reap(a->req);
 			ub_stuck(t0);
 		}
 		b->buf[size - 1] = seq;
-		ub_post(b, a, 1, size);
+		ub_post(b, a, UB_WRITE, size);
 		out_b++;
 		while (ub_peek(fa) != seq) {
 			out_b -= ub_reap(b->req);
@@ -481,7 +543,7 @@ static void ub_read_lat(struct ub_side *a, struct ub_side *b, size_t size)
 	calls = ub_syscalls();
 	t0 = ub_now();
 	do {
-		ub_post(a, b, 2, size);
+		ub_post(a, b, UB_READ, size);
 		ub_reap_one(a->req, t0);
 		iters++;
 		t = ub_now();
@@ -490,6 +552,68 @@ static void ub_read_lat(struct ub_side *a, struct ub_side *b, size_t size)
 		calls = ub_syscalls() - calls;
 	ub_report("read_lat", size, (t - t0) / iters * 1e6, "us", calls,
 		  iters);
+}
+
+/* An EP of @s on its EVDs, with the attributes of its first. */
+static DAT_EP_HANDLE ub_ep(struct ub_side *s)
+{
+	DAT_EP_PARAM p;
+	DAT_EP_HANDLE ep;
+
+	ub_check("dat_ep_query", dat_ep_query(s->ep, DAT_EP_FIELD_ALL, &p));
+	ub_check("dat_ep_create", dat_ep_create(s->ia, s->pz, s->rcv, s->req,
+						s->conn, &p.ep_attr, &ep));
+	return ep;
+}
+
+/*
+ * Connections per second: each a new EP on both sides, connected
+ * through a PSP, established on both, disconnected and freed.
+ */
+static void ub_conn_rate(struct ub_side *a, struct ub_side *b)
+{
+	DAT_EP_HANDLE ea, eb;
+	DAT_PSP_HANDLE psp;
+	long iters = 0;
+	long long calls;
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+	double t0, t;
+
+	ub_check("dat_psp_create",
+		 dat_psp_create(b->ia, UB_QUAL + 1, b->cr,
+				DAT_PSP_CONSUMER_FLAG, &psp));
+	calls = ub_syscalls();
+	t0 = ub_now();
+	do {
+		ea = ub_ep(a);
+		eb = ub_ep(b);
+		ub_check("dat_ep_connect",
+			 dat_ep_connect(ea, b->addr, UB_QUAL + 1, UB_TIMEOUT,
+					0, NULL, DAT_QOS_BEST_EFFORT,
+					DAT_CONNECT_DEFAULT_FLAG));
+		ub_check("request",
+			 dat_evd_wait(b->cr, UB_TIMEOUT, 1, &ev, &nmore));
+		if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT)
+			ub_die("no request", DAT_INTERNAL_ERROR);
+		ub_check("dat_cr_accept",
+			 dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle,
+				       eb, 0, NULL));
+		ub_wait(b->conn, DAT_CONNECTION_EVENT_ESTABLISHED, "server");
+		ub_wait(a->conn, DAT_CONNECTION_EVENT_ESTABLISHED, "client");
+		ub_check("dat_ep_disconnect",
+			 dat_ep_disconnect(ea, DAT_CLOSE_GRACEFUL_FLAG));
+		ub_wait(a->conn, DAT_CONNECTION_EVENT_DISCONNECTED, "client");
+		ub_wait(b->conn, DAT_CONNECTION_EVENT_DISCONNECTED, "server");
+		ub_check("dat_ep_free", dat_ep_free(ea));
+		ub_check("dat_ep_free", dat_ep_free(eb));
+		iters++;
+		t = ub_now();
+	} while (t - t0 < ub_seconds || iters < 8);
+	if (calls >= 0)
+		calls = ub_syscalls() - calls;
+	ub_check("dat_psp_free", dat_psp_free(psp));
+	ub_report("conn_rate", 0, iters / (t - t0), "conn/s", calls, iters);
 }
 
 /* The receives still posted complete as flushed; the close drops them. */
@@ -551,13 +675,20 @@ int main(int argc, char **argv)
 	ub_syscalls_open();
 	ub_clock_probe();
 	for (i = 0; i < nsizes; i++) {
-		ub_rate(&a, &b, 0, sizes[i]);
-		ub_rate(&a, &b, 1, sizes[i]);
-		ub_rate(&a, &b, 2, sizes[i]);
+		ub_rate(&a, &b, UB_SEND, sizes[i]);
+		ub_rate(&a, &b, UB_WRITE, sizes[i]);
+		ub_rate(&a, &b, UB_READ, sizes[i]);
+		if (a.immed && b.immed)
+			ub_rate(&a, &b, UB_WRITE_IMMED, sizes[i]);
+		if (a.atomics && b.atomics && sizes[i] == 8) {
+			ub_rate(&a, &b, UB_FETCH_ADD, 8);
+			ub_rate(&a, &b, UB_CMP_SWAP, 8);
+		}
 		ub_send_lat(&a, &b, sizes[i]);
 		ub_write_lat(&a, &b, sizes[i]);
 		ub_read_lat(&a, &b, sizes[i]);
 	}
+	ub_conn_rate(&a, &b);
 	ub_check("dat_ep_disconnect",
 		 dat_ep_disconnect(a.ep, DAT_CLOSE_ABRUPT_FLAG));
 	dat_evd_wait(a.conn, UB_TIMEOUT, 1, &ev, NULL);
