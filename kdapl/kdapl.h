@@ -1411,6 +1411,7 @@ DAT_RETURN kdapl_cr_query(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 DAT_RETURN kdapl_cr_accept(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 			   DAT_EP_HANDLE ep_handle, DAT_COUNT private_data_size,
 			   const DAT_PVOID private_data);
+DAT_RETURN kdapl_cr_drop(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle);
 DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 			   DAT_COUNT private_data_size,
 			   const DAT_PVOID private_data);

@@ -717,6 +717,7 @@ static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 		data->private_data = conn->pd;
 	}
 	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
+	/* Before the event: whoever dequeues it sees it counted. */
 	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
 	kdapl_evd_post(ep->connect_evd, &event);
 }
@@ -1109,7 +1110,11 @@ static int kdapl_conn_connect(struct kdapl_conn *conn, struct rdma_cm_id *id)
 
 	if (rdma_protocol_iwarp(id->device, id->port_num))
 		err = kdapl_conn_qp_ready(conn, id);
-	return err ?: rdma_connect_locked(id, &conn->param);
+	if (!err)
+		err = rdma_connect_locked(id, &conn->param);
+	if (!err)
+		kdapl_ia_count(conn->ep->obj.ia, DCNT_IA_CM_REQ_TX);
+	return err;
 }
 
 /*
@@ -1540,10 +1545,8 @@ static DAT_RETURN kdapl_cm_connect_ep(struct kdapl_ep *ep,
 	else
 		ret = kdapl_cm_connect(ep, dst, port, timeout, pd_size, pd);
 	mutex_unlock(&ia->lock);
-	if (!ret) {
+	if (!ret)
 		kdapl_ep_count(ep, DCNT_EP_CONNECT, 1);
-		kdapl_ia_count(ia, DCNT_IA_CM_REQ_TX);
-	}
 	return ret;
 }
 
@@ -2081,7 +2084,7 @@ DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
 			       DAT_EP_HANDLE ep_handle,
 			       DAT_CLOSE_FLAGS disconnect_flags)
 {
-	bool abrupt, ended = false, graceful = false;
+	bool abrupt, ended = false, graceful = false, connected = false;
 	struct kdapl_conn *conn = NULL;
 	struct kdapl_ia *ia;
 	struct kdapl_ep *ep;
@@ -2106,6 +2109,7 @@ DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
 	}
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
+	connected = ep->state == DAT_EP_STATE_CONNECTED;
 	ret = kdapl_cm_disconnect_locked(ep, abrupt, &ended, &graceful);
 	if (conn)
 		kref_get(&conn->ref);
@@ -2117,7 +2121,9 @@ DAT_RETURN kdapl_ep_disconnect(struct kdapl_owner *owner,
 		kdapl_conn_disconnect_graceful(conn);
 	if (!ret) {
 		kdapl_ep_count(ep, DCNT_EP_DISCONNECT, 1);
-		kdapl_ia_count(ia, DCNT_IA_CM_DREQ_TX);
+		/* The consumer ends an established connection. */
+		if (connected)
+			kdapl_ia_count(ia, DCNT_IA_CM_DREQ_TX);
 	}
 unlock:
 	mutex_unlock(&ia->lock);

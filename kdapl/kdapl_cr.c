@@ -110,16 +110,13 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
 	data->cr_handle = kdapl_object_handle(&cr->obj);
 	data->truncate_flag = DAT_FALSE;
 	kdapl_stat_inc(sp->obj.ia->adapter, KDAPL_STAT_CONNECTION_REQUESTS);
-	kdapl_ia_count(sp->obj.ia, DCNT_IA_SP_CR);
-	kdapl_ia_count(sp->obj.ia, DCNT_IA_CM_REQ_RX);
 	/*
 	 * An EVD too full to take the request overflowed (its IA hears of
 	 * it); no consumer will answer it, so the peer is told now.
 	 */
-	if (kdapl_evd_post(sp->evd, &event))
-		kdapl_evd_count(sp->evd, DCNT_EVD_CONN_CALLBACK);
-	else
-		kdapl_cr_reject(sp->obj.ia->owner, data->cr_handle, 0, NULL);
+	kdapl_evd_count(sp->evd, DCNT_EVD_CONN_CALLBACK);
+	if (!kdapl_evd_post(sp->evd, &event))
+		kdapl_cr_drop(sp->obj.ia->owner, data->cr_handle);
 }
 
 /*
@@ -189,6 +186,8 @@ static void kdapl_cr_arrive_work(struct work_struct *work)
 		kdapl_ep_set_state(cr->ep,
 				   DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING);
 	kdapl_ia_add_object(ia, &cr->obj);
+	kdapl_ia_count(ia, DCNT_IA_SP_CR);
+	kdapl_ia_count(ia, DCNT_IA_CM_REQ_RX);
 	/* Keep the CR and SP for the report, which runs unlocked. */
 	kref_get(&cr->obj.ref);
 	kref_get(&sp->obj.ref);
@@ -493,22 +492,16 @@ DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 }
 EXPORT_SYMBOL_GPL(dat_cr_accept);
 
-/**
- * kdapl_cr_reject() - dat_cr_reject() for an owner
- * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
- *	open file of /dev/kdapl for a process
- * @cr_handle: as for dat_cr_reject()
- * @private_data_size: as for dat_cr_reject()
- * @private_data: as for dat_cr_reject()
- *
- * Handles of another owner are refused as bad handles are.
- *
- * Context: as dat_cr_reject().
- * Return: as dat_cr_reject().
+/*
+ * Reject the CR of @cr_handle; @consumer says whether the consumer
+ * rejects it (DCNT_IA_SP_CR_REJECTED, and CM_USER_REJ_TX when the peer is
+ * told) or kdapl does for want of room (DCNT_IA_CM_ERR_REQ_FULLQ).
  */
-DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
-			   DAT_COUNT private_data_size,
-			   const DAT_PVOID private_data)
+static DAT_RETURN kdapl_cr_do_reject(struct kdapl_owner *owner,
+				     DAT_CR_HANDLE cr_handle,
+				     DAT_COUNT private_data_size,
+				     const DAT_PVOID private_data,
+				     bool consumer)
 {
 	struct kdapl_cr *cr;
 	struct kdapl_ia *ia;
@@ -532,9 +525,11 @@ DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
 		kdapl_cr_refuse(cr->cm_id, private_data, private_data_size,
 				IB_CM_REJ_CONSUMER_DEFINED);
 		cr->cm_id = NULL;
-		kdapl_ia_count(cr->obj.ia, DCNT_IA_CM_USER_REJ_TX);
+		if (consumer)
+			kdapl_ia_count(ia, DCNT_IA_CM_USER_REJ_TX);
 	}
-	kdapl_ia_count(cr->obj.ia, DCNT_IA_SP_CR_REJECTED);
+	kdapl_ia_count(ia, consumer ? DCNT_IA_SP_CR_REJECTED :
+				      DCNT_IA_CM_ERR_REQ_FULLQ);
 	kdapl_cr_destroy(cr);
 unlock:
 	mutex_unlock(&ia->lock);
@@ -542,7 +537,45 @@ put:
 	kdapl_object_put(&cr->obj);
 	return ret;
 }
+
+/**
+ * kdapl_cr_reject() - dat_cr_reject() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @cr_handle: as for dat_cr_reject()
+ * @private_data_size: as for dat_cr_reject()
+ * @private_data: as for dat_cr_reject()
+ *
+ * Handles of another owner are refused as bad handles are.
+ *
+ * Context: as dat_cr_reject().
+ * Return: as dat_cr_reject().
+ */
+DAT_RETURN kdapl_cr_reject(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle,
+			   DAT_COUNT private_data_size,
+			   const DAT_PVOID private_data)
+{
+	return kdapl_cr_do_reject(owner, cr_handle, private_data_size,
+				  private_data, true);
+}
 EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_reject);
+
+/**
+ * kdapl_cr_drop() - reject a CR that no consumer can answer
+ * @owner: the owner of the CR's IA
+ * @cr_handle: the CR
+ *
+ * For a request that found no room on its EVD or ring: as
+ * kdapl_cr_reject() without private data, but counted as
+ * DCNT_IA_CM_ERR_REQ_FULLQ, not as the consumer's reject.
+ *
+ * Context: process context, may sleep.
+ * Return: as kdapl_cr_reject().
+ */
+DAT_RETURN kdapl_cr_drop(struct kdapl_owner *owner, DAT_CR_HANDLE cr_handle)
+{
+	return kdapl_cr_do_reject(owner, cr_handle, 0, NULL, false);
+}
 
 /**
  * dat_cr_reject() - refuse a Connection Request

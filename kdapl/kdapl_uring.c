@@ -421,7 +421,7 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 						      ring->ia_id);
 	if (u->new_id)
 		return true;
-	kdapl_cr_reject(&ring->ufile->owner, d->cr_handle, 0, NULL);
+	kdapl_cr_drop(&ring->ufile->owner, d->cr_handle);
 	return false;
 }
 
@@ -689,7 +689,7 @@ static void kdapl_uring_reject(struct kdapl_uring *ring, const DAT_EVENT *ev)
 	const DAT_CR_ARRIVAL_EVENT_DATA *d =
 		&ev->event_data.cr_arrival_event_data;
 
-	kdapl_cr_reject(&ring->ufile->owner, d->cr_handle, 0, NULL);
+	kdapl_cr_drop(&ring->ufile->owner, d->cr_handle);
 }
 
 /* Reject the requests that found the parking queue full. */
@@ -703,7 +703,7 @@ static void kdapl_uring_reject_unparked(struct kdapl_uring *ring)
 	list_splice_init(&ring->crq_rejects, &rejects);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	list_for_each_entry_safe(rej, next, &rejects, node) {
-		kdapl_cr_reject(&ring->ufile->owner, rej->cr, 0, NULL);
+		kdapl_cr_drop(&ring->ufile->owner, rej->cr);
 		kfree(rej);
 	}
 }

@@ -26,7 +26,8 @@
 
 /*
  * The provider-specific attributes at most: the MTU, the extension
- * interface and the three IB extension operations (see shim_ia.c).
+ * interface, the three IB extension operations and the counters (see
+ * shim_ia.c).
  */
 #define SHIM_PROV_ATTR_MAX	6
 

@@ -7,7 +7,7 @@
  *
  * The kernel counts what it sees of each object (KDAPL_IOC_COUNTERS).
  * An EVD's waits and dequeues happen here, most of them without a system
- * call, so the shim counts those itself (shim_evd_count()) and adds them
+ * call, so the shim counts those itself (shim_evd_tally()) and adds them
  * to the kernel's values; a reset zeroes both.  DAT_INVALID_ARGn numbers
  * the argument of the macro, the handle being the first.
  *

@@ -2095,6 +2095,21 @@ out:
  * 10. handoff: a CR passed from one PSP to another
  */
 
+/* Counter @id of @h, one of the @all of its type, must be @want. */
+static bool kct_counter(struct kct *t, DAT_HANDLE h, int all, int id,
+			u64 want)
+{
+	u64 v[DCNT_IA_ALL_COUNTERS];
+
+	memset(v, 0xa5, sizeof(v));
+	return KCT_OK(dat_ib_query_counters(h, all, v, 0)) &&
+	       KCT_CHECK(v[id] == want, "counter %d: %llu, expected %llu",
+			 id, v[id], want);
+}
+
+#define kct_ep_counter(t, ep, id, want)					\
+	kct_counter(t, ep, DCNT_EP_ALL_COUNTERS, id, want)
+
 static void kct_handoff(struct kct *t)
 {
 	DAT_CONN_QUAL qb = port + 10;
@@ -2148,7 +2163,10 @@ static void kct_handoff(struct kct *t)
 	    !KCT_OK(dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp)) ||
 	    !KCT_CHECK(crp.local_ep_handle == DAT_HANDLE_NULL,
 		       "handed-off CR has EP %p", crp.local_ep_handle) ||
-	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING))
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_ACTIVE_CONNECTION_PENDING) ||
+	    /* One request arrived, however often it was handed on. */
+	    (!t->iwarp &&
+	     !kct_counter(t, t->ia, DCNT_IA_ALL_COUNTERS, DCNT_IA_SP_CR, 1)))
 		goto out;
 	kct_pass(t, "moved");
 	if (!KCT_OK(dat_cr_accept(cr, t->srv.ep, 0, NULL)) ||
@@ -3122,29 +3140,18 @@ static bool kct_atomic(struct kct *t, bool fetch_add, u64 cmp_add, u64 swap,
 			 READ_ONCE(*result), original);
 }
 
-/* EP counter @id of @ep must be @want. */
-static bool kct_counter(struct kct *t, DAT_EP_HANDLE ep, int id, u64 want)
-{
-	u64 v[DCNT_EP_ALL_COUNTERS];
-
-	memset(v, 0xa5, sizeof(v));
-	return KCT_OK(dat_ib_query_counters(ep, DCNT_EP_ALL_COUNTERS, v, 0)) &&
-	       KCT_CHECK(v[id] == want, "EP counter %d: %llu, expected %llu",
-			 id, v[id], want);
-}
-
 /* The EPs' counters count what kct_ibext_ops() did, exactly. */
 static bool kct_ibext_counters(struct kct *t)
 {
-	if (!kct_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM, 1) ||
-	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM_DATA,
+	if (!kct_ep_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM, 1) ||
+	    !kct_ep_counter(t, t->cli.ep, DCNT_EP_POST_WRITE_IMM_DATA,
 			 KCT_IMMED_LEN) ||
-	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_CMP_SWAP, 2) ||
-	    !kct_counter(t, t->cli.ep, DCNT_EP_POST_FETCH_ADD, 1) ||
-	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM, 1) ||
-	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM_DATA,
+	    !kct_ep_counter(t, t->cli.ep, DCNT_EP_POST_CMP_SWAP, 2) ||
+	    !kct_ep_counter(t, t->cli.ep, DCNT_EP_POST_FETCH_ADD, 1) ||
+	    !kct_ep_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM, 1) ||
+	    !kct_ep_counter(t, t->srv.ep, DCNT_EP_RECV_RDMA_IMM_DATA,
 			 KCT_IMMED_LEN) ||
-	    !kct_counter(t, t->srv.ep, DCNT_EP_RECV, 0))
+	    !kct_ep_counter(t, t->srv.ep, DCNT_EP_RECV, 0))
 		return false;
 	kct_pass(t, "counters");
 	return true;

@@ -1173,10 +1173,13 @@ struct kdapl_post_record {
  *
  * The kernel keeps the counters it can see (see Documentation/dto.rst);
  * the library adds its own, such as the dequeues that make no system
- * call.  Fails with DAT_INVALID_PARAMETER for a @counter past the
- * type's DCNT_*_ALL_COUNTERS, DAT_LENGTH_ERROR when @capacity is too
- * small, and DAT_NOT_IMPLEMENTED on an IA without the attribute
- * DAT_COUNTERS.
+ * call.  Fails with DAT_INVALID_HANDLE for an id that is not an IA, EP
+ * or EVD of the file of @type, DAT_INVALID_PARAMETER for a @counter
+ * past the type's DCNT_*_ALL_COUNTERS, DAT_LENGTH_ERROR when @capacity
+ * is too small, and DAT_NOT_IMPLEMENTED on an IA without the attribute
+ * DAT_COUNTERS; the ioctl fails with EINVAL for a @reset other than 0
+ * or 1 and EFAULT when @values cannot be written (the values a reset
+ * took are then lost).
  */
 struct kdapl_ioc_counters {
 	struct kdapl_ioc_head head;
