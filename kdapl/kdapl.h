@@ -323,6 +323,12 @@ static inline DAT_HANDLE kdapl_handle_make(DAT_HANDLE_TYPE type, u32 gen,
 	return (DAT_HANDLE)(uintptr_t)v;
 }
 
+/* The type a handle names, whether or not it names an object. */
+static inline DAT_HANDLE_TYPE kdapl_handle_type(DAT_HANDLE handle)
+{
+	return (u64)(uintptr_t)handle >> KDAPL_HANDLE_TYPE_SHIFT;
+}
+
 #define KDAPL_HANDLE_TABLE_MIN	256
 
 /**

@@ -96,7 +96,7 @@ static DAT_RETURN kdapl_counters_get(struct kdapl_owner *owner,
 	unsigned int i;
 	DAT_RETURN ret;
 
-	type = (u64)(uintptr_t)handle >> KDAPL_HANDLE_TYPE_SHIFT;
+	type = kdapl_handle_type(handle);
 	for (i = 0; i < ARRAY_SIZE(kdapl_counter_types); i++)
 		if (kdapl_counter_types[i].type == type)
 			break;
@@ -111,6 +111,33 @@ static DAT_RETURN kdapl_counters_get(struct kdapl_owner *owner,
 		return dat_error(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	}
 	*tp = &kdapl_counter_types[i];
+	return DAT_SUCCESS;
+}
+
+/*
+ * Read counter @counter of @obj (of type @t), or all of them, into
+ * @values; see kdapl_counters_query().
+ */
+static DAT_RETURN kdapl_counters_read(struct kdapl_object *obj,
+				      const struct kdapl_counter_type *t,
+				      int counter, bool reset, u64 *values,
+				      unsigned int capacity,
+				      unsigned int *count)
+{
+	unsigned int first, n, i;
+	atomic64_t *c;
+
+	if (counter < 0 || counter > t->nr)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	first = counter == t->nr ? 0 : counter;
+	n = counter == t->nr ? t->nr : 1;
+	if (n > capacity)
+		return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	c = (atomic64_t *)((char *)obj - t->obj + t->counters);
+	for (i = 0; i < n; i++)
+		values[i] = reset ? atomic64_xchg(&c[first + i], 0) :
+				    atomic64_read(&c[first + i]);
+	*count = n;
 	return DAT_SUCCESS;
 }
 
@@ -137,29 +164,13 @@ DAT_RETURN kdapl_counters_query(struct kdapl_owner *owner, DAT_HANDLE handle,
 {
 	const struct kdapl_counter_type *t;
 	struct kdapl_object *obj;
-	unsigned int first, n, i;
-	atomic64_t *c;
 	DAT_RETURN ret;
 
 	ret = kdapl_counters_get(owner, handle, &t, &obj);
 	if (ret)
 		return ret;
-	if (counter < 0 || counter > t->nr) {
-		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-		goto out;
-	}
-	first = counter == t->nr ? 0 : counter;
-	n = counter == t->nr ? t->nr : 1;
-	if (n > capacity) {
-		ret = dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-		goto out;
-	}
-	c = (atomic64_t *)((char *)obj - t->obj + t->counters);
-	for (i = 0; i < n; i++)
-		values[i] = reset ? atomic64_xchg(&c[first + i], 0) :
-				    atomic64_read(&c[first + i]);
-	*count = n;
-out:
+	ret = kdapl_counters_read(obj, t, counter, reset, values, capacity,
+				  count);
 	kdapl_object_put(obj);
 	return ret;
 }
@@ -212,23 +223,24 @@ DAT_RETURN dat_ib_print_counters(DAT_HANDLE dat_handle, int counter,
 	struct kdapl_object *obj;
 	DAT_RETURN ret;
 	u64 *values;
-	u32 id;
 
 	ret = kdapl_counters_get(&kdapl_kernel_owner, dat_handle, &t, &obj);
 	if (ret)
 		return ret;
-	id = obj->id;
-	kdapl_object_put(obj);
 	values = kcalloc(t->nr, sizeof(*values), GFP_KERNEL);
-	if (!values)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-	ret = kdapl_counters_query(&kdapl_kernel_owner, dat_handle, counter,
-				   reset, values, t->nr, &count);
+	if (!values) {
+		ret = dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto put;
+	}
+	ret = kdapl_counters_read(obj, t, counter, reset, values, t->nr,
+				  &count);
 	first = counter == t->nr ? 0 : counter;
 	for (i = 0; !ret && i < count; i++)
-		pr_info("kdapl: %s %u: %s %llu\n", t->what, id,
+		pr_info("kdapl: %s %u: %s %llu\n", t->what, obj->id,
 			t->names[first + i], values[i]);
 	kfree(values);
+put:
+	kdapl_object_put(obj);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(dat_ib_print_counters);

@@ -473,8 +473,7 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_object_put);
 DAT_RETURN kdapl_get_handle_type(struct kdapl_owner *owner, DAT_HANDLE handle,
 				 DAT_HANDLE_TYPE *type)
 {
-	u64 v = (u64)(uintptr_t)handle;
-	DAT_HANDLE_TYPE t = v >> KDAPL_HANDLE_TYPE_SHIFT;
+	DAT_HANDLE_TYPE t = kdapl_handle_type(handle);
 	struct kdapl_object *obj;
 	DAT_RETURN ret;
 
