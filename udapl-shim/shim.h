@@ -20,6 +20,9 @@
 #include <dat2/dat_registry.h>
 #include <rdma/kdapl_ioctl.h>
 
+/* The number of elements of an array. */
+#define SHIM_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* An error return of a type and subtype, as dat_error.h composes it. */
 #define SHIM_ERR(type, sub) \
 	((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))

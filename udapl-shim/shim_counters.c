@@ -21,8 +21,6 @@
 #include "shim.h"
 #include <rdma/kdat_counter_names.h>
 
-#define SHIM_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* Every counter of Debian's header has its name. */
 static_assert(SHIM_ARRAY_SIZE(kdat_ia_counter_names) == DCNT_IA_ALL_COUNTERS,
 	      "IA counters");

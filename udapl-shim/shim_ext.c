@@ -24,8 +24,6 @@
 
 #include "shim.h"
 
-#define SHIM_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 /* The event data the extension adds must fit where DAT_EVENT keeps it. */
 static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
 	      sizeof(((DAT_EVENT *)0)->event_extension_data),
