@@ -495,7 +495,7 @@ struct kdapl_ia {
 	struct list_head adapter_entry;
 	DAT_SOCK_ADDR addr;
 	char mtu[12];
-	DAT_NAMED_ATTR provider_attr[6];
+	DAT_NAMED_ATTR provider_attr[7];
 	DAT_COUNT num_provider_attr;
 	u32 ib_ext;
 	atomic64_t counters[DCNT_IA_ALL_COUNTERS];
@@ -514,6 +514,7 @@ struct kdapl_ia {
 #define KDAPL_IB_EXT_IMMED_DATA	BIT(0)	/* RDMA Write with immediate */
 #define KDAPL_IB_EXT_ATOMICS	BIT(1)	/* compare and swap, fetch and add */
 #define KDAPL_IB_EXT_COUNTERS	BIT(2)	/* DAT_COUNTERS, kdapl_counters.c */
+#define KDAPL_IB_EXT_UD		BIT(3)	/* datagram EPs, kdapl_ud.c */
 
 /* The provider-specific attribute of the transport's MTU (as OFA's). */
 #define KDAPL_ATTR_TRANSPORT_MTU	"DAT_IB_TRANSPORT_MTU"
@@ -866,8 +867,50 @@ struct kdapl_ep {
 	struct kdapl_conn *conn;
 	/* data transfer, kdapl_dto.c */
 	struct kdapl_dto *dto;
+	/* unreliable datagrams, kdapl_ud.c */
+	struct kdapl_ud *ud;
 	atomic64_t counters[DCNT_EP_ALL_COUNTERS];
 };
+
+/* Is @ep an unreliable datagram EP?  Its service type never changes. */
+static inline bool kdapl_ep_is_ud(const struct kdapl_ep *ep)
+{
+	return ep->attr.service_type == DAT_IB_SERVICE_TYPE_UD;
+}
+
+struct ib_ud_wr;
+DAT_RETURN kdapl_ud_wr(struct kdapl_ep *ep, const DAT_IB_ADDR_HANDLE *remote,
+		       u64 length, struct ib_ud_wr *wr);
+int kdapl_ud_ep_init(struct kdapl_ep *ep);
+void kdapl_ud_ep_fini(struct kdapl_ep *ep);
+void kdapl_ud_set_mtu(struct kdapl_ep *ep, u32 mtu);
+struct rdma_ah_attr;
+int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
+		       struct rdma_ah_attr *attr, u32 qkey,
+		       struct kdapl_ud_ah **ahp);
+void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep);
+void kdapl_ud_peers_destroy(struct kdapl_ep *ep);
+DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep);
+DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
+			    DAT_CONN_QUAL conn_qual, DAT_COUNT pd_size,
+			    const void *pd);
+struct kdapl_cr;
+DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			   const void *pd, u8 pd_size,
+			   const struct kdapl_cr *cr);
+DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle, DAT_CONTEXT cm);
+void kdapl_dto_wait_requests(struct kdapl_ep *ep);
+DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       const DAT_IB_ADDR_HANDLE *remote);
+DAT_RETURN kdapl_ep_post_send_ud(struct kdapl_owner *owner,
+				 DAT_EP_HANDLE ep_handle,
+				 DAT_COUNT num_segments,
+				 DAT_LMR_TRIPLET *local_iov,
+				 const DAT_IB_ADDR_HANDLE *remote_ah,
+				 DAT_DTO_COOKIE user_cookie,
+				 DAT_COMPLETION_FLAGS completion_flags);
 
 /*
  * Count for DAT_COUNTERS (kdapl_counters.c).  Relaxed atomics: the
@@ -1473,6 +1516,7 @@ enum kdapl_cm_kind {
 	KDAPL_CM_SP,	/* listener of a PSP or RSP (kdapl_sp.c) */
 	KDAPL_CM_CR,	/* request not yet accepted (kdapl_cr.c) */
 	KDAPL_CM_EP,	/* connection of an EP (kdapl_cm.c) */
+	KDAPL_CM_UD,	/* a datagram EP's resolution of a peer (kdapl_ud.c) */
 };
 
 struct kdapl_cm_ctx {
@@ -1483,6 +1527,8 @@ extern struct workqueue_struct *kdapl_wq;
 
 int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
+		      struct rdma_cm_event *event);
+int kdapl_ud_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 		      struct rdma_cm_event *event);
 
 /*
@@ -1497,6 +1543,8 @@ int kdapl_sp_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
  * @ctx: rdma_cm context of @cm_id
  * @cm_id: the listening identifier; NULL once the SP is freed or its
  *	device is gone (IA lock)
+ * @ud_cm_id: a PSP's listener of datagram EPs' resolution requests, in
+ *	rdma_cm's RDMA_PS_UDP space, or NULL (IA lock)
  * @evd: EVD of the connection requests (in use while the SP exists, its
  *	memory referenced until the SP's is released)
  * @conn_qual: the port listened on
@@ -1514,6 +1562,7 @@ struct kdapl_sp {
 	struct kdapl_object obj;
 	struct kdapl_cm_ctx ctx;
 	struct rdma_cm_id *cm_id;
+	struct rdma_cm_id *ud_cm_id;
 	struct kdapl_evd *evd;
 	DAT_CONN_QUAL conn_qual;
 	DAT_PSP_FLAGS flags;
@@ -1538,6 +1587,8 @@ struct kdapl_sp {
  * @ep: EP reserved for it (RSP, or created by the provider) with a
  *	reference, or NULL (IA lock)
  * @provider_ep: @ep was created by kdapl for a DAT_PSP_PROVIDER_FLAG PSP
+ * @ud: a datagram EP's resolution request (DAT_IB_UD_CONNECTION_REQUEST_EVENT),
+ *	for a datagram EP
  * @local_addr: address the request arrived at
  * @remote_addr: the peer's address
  * @remote_port: the peer's port
@@ -1553,6 +1604,7 @@ struct kdapl_cr {
 	struct work_struct work;
 	struct kdapl_ep *ep;
 	bool provider_ep;
+	bool ud;
 	DAT_SOCK_ADDR local_addr;
 	DAT_SOCK_ADDR remote_addr;
 	DAT_PORT_QUAL remote_port;

@@ -85,6 +85,8 @@
  * @send_cqes: room reserved in @request_evd's CQ
  * @recv_cqes: room reserved in @recv_evd's CQ
  * @passive: created by dat_cr_accept()
+ * @ud: the queue pair of a datagram EP (kdapl_cm_ud_up()): up from its
+ *	creation until the EP is reset or freed, with no peer of its own
  * @torn: the verbs resources are gone (under @lock)
  * @connected: rdma_cm reported ESTABLISHED (ep->lock)
  * @up: the consumer was told: DAT_CONNECTION_EVENT_ESTABLISHED is queued
@@ -128,6 +130,7 @@ struct kdapl_conn {
 	u32 send_cqes;
 	u32 recv_cqes;
 	bool passive;
+	bool ud;
 	bool torn;
 	bool connected;
 	bool up;
@@ -469,7 +472,7 @@ static DAT_RETURN kdapl_conn_create_qp(struct kdapl_conn *conn,
 	init.event_handler = kdapl_conn_qp_event;
 	init.qp_context = ep;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
-	init.qp_type = IB_QPT_RC;
+	init.qp_type = conn->ud ? IB_QPT_UD : IB_QPT_RC;
 	init.port_num = id->port_num;
 	qp = ib_create_qp(ep->pz->pd, &init);
 	err = PTR_ERR_OR_ZERO(qp);
@@ -559,6 +562,22 @@ static void kdapl_conn_teardown_qp(struct kdapl_conn *conn,
 }
 
 /*
+ * Wait until every work request of the QP of @conn, in ERR, completed.
+ * ib_drain_qp() drains a send queue with an RDMA Write, which datagram
+ * queue pairs refuse: there, every DTO being signalled, the flushed
+ * completions of the EP's outstanding requests are awaited instead.
+ */
+static void kdapl_conn_drain(struct kdapl_conn *conn, struct ib_qp *qp)
+{
+	if (!conn->ud) {
+		ib_drain_qp(qp);
+		return;
+	}
+	ib_drain_rq(qp);
+	kdapl_dto_wait_requests(conn->ep);
+}
+
+/*
  * Give the conn's verbs resources back: no handler runs any more, the
  * QP is drained, the receives still held in software are flushed, and
  * the QP, the identifier and the private CQs are destroyed.  Idempotent.
@@ -598,6 +617,9 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	del_timer_sync(&conn->timer);
 
+	/* No resolution adds an address handle or an event any more. */
+	if (conn->ud)
+		kdapl_ud_peers_destroy(ep);
 	if (id && qp)
 		kdapl_conn_teardown_qp(conn, id, qp);
 	if (id) {
@@ -611,13 +633,15 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 	if (cancel_work_sync(&conn->rts_work))
 		kdapl_conn_put(conn);	/* never the last: the caller has one */
 	if (qp)
-		ib_drain_qp(qp);
+		kdapl_conn_drain(conn, qp);
 	kdapl_dto_qp_gone(ep);
 	if (qp) {
 		kdapl_conn_detach_srq(conn, qp);
 		ib_destroy_qp(qp);
 		conn->qp = NULL;
 	}
+	if (conn->ud)
+		kdapl_ud_ah_destroy_all(ep);
 	if (last_wqe)
 		kdapl_ia_async_event(ep->obj.ia, DAT_ASYNC_ERROR_EP_BROKEN,
 				     kdapl_object_handle(&ep->obj),
@@ -1259,6 +1283,8 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	case KDAPL_CM_EP:
 		return kdapl_conn_cm_event(container_of(ctx, struct kdapl_conn,
 							ctx), id, event);
+	case KDAPL_CM_UD:
+		return kdapl_ud_cm_event(ctx, id, event);
 	}
 	WARN_ON_ONCE(1);
 	return 0;
@@ -1426,6 +1452,22 @@ static void kdapl_conn_set_remote(struct kdapl_conn *conn,
 	conn->conn_qual = conn_qual;
 }
 
+/* The identifier of @conn, in @ps; the caller discards @conn on failure. */
+static DAT_RETURN kdapl_conn_new_id(struct kdapl_conn *conn,
+				    enum rdma_ucm_port_space ps,
+				    enum ib_qp_type qp_type)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, kdapl_cm_handler, &conn->ctx, ps,
+			    qp_type);
+	if (IS_ERR(id))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	conn->id = id;
+	return DAT_SUCCESS;
+}
+
 /*
  * The identifier of an active connection, bound to the IA's address (the
  * connection leaves from its device) and, on soft iWARP, to a port no
@@ -1437,14 +1479,13 @@ static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 {
 	struct sockaddr_storage src;
 	struct rdma_cm_id *id;
+	DAT_RETURN ret;
 	int err;
 
-	id = rdma_create_id(&init_net, kdapl_cm_handler, &conn->ctx,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	conn->id = id;
+	ret = kdapl_conn_new_id(conn, RDMA_PS_TCP, IB_QPT_RC);
+	if (ret)
+		return ret;
+	id = conn->id;
 	src = ia->addr;
 	err = kdapl_port_bind(id, (struct sockaddr *)&src, ia->ibdev,
 			      &conn->port_sock);
@@ -1529,6 +1570,123 @@ discard:
 	return ret;
 }
 
+/* A datagram QP from INIT to RTS: it has no peer to learn about. */
+static int kdapl_conn_ud_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	int err;
+
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/*
+ * The identifier and QP of a datagram EP: an identifier of rdma_cm's
+ * RDMA_PS_UDP space bound to the IA's address (which gives the device,
+ * port and queue key), and a UD QP taken to RTS at once.  IA lock held;
+ * the caller discards @conn on failure.
+ */
+static DAT_RETURN kdapl_conn_ud_create(struct kdapl_conn *conn,
+				       struct kdapl_ia *ia, u32 *mtu)
+{
+	struct sockaddr_storage src = ia->addr;
+	struct ib_port_attr port;
+	struct rdma_cm_id *id;
+	DAT_RETURN ret;
+	int err;
+
+	ret = kdapl_conn_new_id(conn, RDMA_PS_UDP, IB_QPT_UD);
+	if (ret)
+		return ret;
+	id = conn->id;
+	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
+	err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (err)
+		return kdapl_cm_bind_error(err);
+	if (id->device != ia->ibdev)
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	ret = kdapl_conn_create_qp(conn, id);
+	if (ret)
+		return ret;
+	if (kdapl_conn_ud_rts(conn->qp) ||
+	    ib_query_port(id->device, id->port_num, &port))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	*mtu = ib_mtu_enum_to_int(port.active_mtu);
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_cm_ud_up() - make sure the queue pair of a datagram EP is up
+ * @ep: a datagram EP
+ *
+ * The first dat_ep_connect() or dat_cr_accept() of the EP creates its
+ * queue pair, which takes the receives posted before, and moves the EP
+ * to CONNECTED, where it stays until it is reset or freed: each peer is
+ * a resolution of its own (kdapl_ud.c).  Later calls find it up.
+ *
+ * Context: process context, the IA lock held.
+ * Return: DAT_SUCCESS; DAT_INVALID_STATE for an EP in another state
+ * (a broken one must be reset) or without a PZ; the errors of creating
+ * the identifier and queue pair.
+ */
+DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	struct kdapl_conn *conn;
+	unsigned long flags;
+	DAT_EP_STATE state;
+	DAT_RETURN ret;
+	bool has_pz;
+	u32 mtu = 0;
+
+	lockdep_assert_held(&ia->lock);
+	if (!ia->ibdev)
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	has_pz = ep->pz;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (state == DAT_EP_STATE_CONNECTED)
+		return DAT_SUCCESS;
+	if (state != DAT_EP_STATE_UNCONNECTED)
+		return kdapl_ep_state_error(state);
+	if (!has_pz)
+		return dat_error(DAT_INVALID_STATE,
+				 DAT_INVALID_STATE_EP_UNCONFIGURED);
+	if (ep->conn)	/* reset tears the old one down */
+		return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	conn = kdapl_conn_alloc(ep, false);
+	if (!conn)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	conn->ud = true;
+	ret = kdapl_conn_ud_create(conn, ia, &mtu);
+	if (ret) {
+		kdapl_conn_discard(conn);
+		return ret;
+	}
+	kdapl_ud_set_mtu(ep, mtu);
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->conn = conn;
+	ep->cm_id = conn->id;
+	WRITE_ONCE(ep->qp, conn->qp);
+	conn->connected = true;
+	conn->up = true;
+	ep->state = DAT_EP_STATE_CONNECTED;
+	memcpy(&ep->local_addr, &ia->addr, sizeof(ep->local_addr));
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_dto_qp_created(ep, conn->max_inline);
+	/* Registers nothing on a datagram QP: it only posts what is held. */
+	if (kdapl_dto_qp_rts(ep))
+		kdapl_cm_ep_break(ep);
+	return DAT_SUCCESS;
+}
+
 /* kdapl_cm_connect() under the IA lock, unless @ep was freed meanwhile. */
 static DAT_RETURN kdapl_cm_connect_ep(struct kdapl_ep *ep,
 				      const struct sockaddr *dst,
@@ -1542,6 +1700,8 @@ static DAT_RETURN kdapl_cm_connect_ep(struct kdapl_ep *ep,
 	mutex_lock(&ia->lock);
 	if (!kdapl_cm_ep_alive(ep))
 		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	else if (kdapl_ep_is_ud(ep))
+		ret = kdapl_ud_connect(ep, dst, port, pd_size, pd);
 	else
 		ret = kdapl_cm_connect(ep, dst, port, timeout, pd_size, pd);
 	mutex_unlock(&ia->lock);
@@ -1921,6 +2081,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			   const void *private_data, u8 private_data_size,
 			   const struct kdapl_cr *cr)
 {
+	bool ud = id->ps == RDMA_PS_UDP;
 	struct kdapl_ia *ia = ep->obj.ia;
 	struct kdapl_conn *conn;
 	DAT_EP_STATE old_state;
@@ -1931,6 +2092,12 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	lockdep_assert_held(&ia->lock);
 	if (!ia->ibdev || id->device != ia->ibdev)
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	/* A datagram request for a datagram EP, a connection for the rest. */
+	if (kdapl_ep_is_ud(ep) != ud)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (kdapl_ep_is_ud(ep))
+		return kdapl_ud_accept(ep, id, private_data, private_data_size,
+				       cr);
 	if (ep->conn) {
 		spin_lock_irqsave(&ep->lock, flags);
 		old_state = ep->state;

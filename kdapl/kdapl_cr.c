@@ -96,7 +96,9 @@ void kdapl_cr_report(struct kdapl_cr *cr, struct kdapl_sp *sp)
 {
 	DAT_CR_ARRIVAL_EVENT_DATA *data;
 	DAT_EVENT event = {
-		.event_number = DAT_CONNECTION_REQUEST_EVENT,
+		.event_number = cr->ud ? (DAT_EVENT_NUMBER)
+					 DAT_IB_UD_CONNECTION_REQUEST_EVENT :
+					 DAT_CONNECTION_REQUEST_EVENT,
 	};
 
 	event.evd_handle = kdapl_object_handle(&sp->evd->obj);
@@ -225,7 +227,9 @@ refuse:
 int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
 		    const struct rdma_cm_event *event)
 {
-	const struct rdma_conn_param *conn = &event->param.conn;
+	bool ud = id->ps == RDMA_PS_UDP;
+	const void *pd = ud ? event->param.ud.private_data :
+			      event->param.conn.private_data;
 	struct kdapl_cr *cr;
 	size_t len;
 
@@ -245,9 +249,12 @@ int kdapl_cr_arrive(struct kdapl_sp *sp, struct rdma_cm_id *id,
 	       sizeof(cr->remote_addr));
 	cr->remote_port = kdapl_sockaddr_port((struct sockaddr *)&cr->remote_addr);
 	cr->conn_qual = sp->conn_qual;
-	len = min_t(size_t, conn->private_data_len, sizeof(cr->private_data));
-	if (conn->private_data && len)
-		memcpy(cr->private_data, conn->private_data, len);
+	cr->ud = ud;
+	len = min_t(size_t, ud ? event->param.ud.private_data_len :
+				 event->param.conn.private_data_len,
+		    sizeof(cr->private_data));
+	if (pd && len)
+		memcpy(cr->private_data, pd, len);
 	else
 		len = 0;
 	cr->private_data_size = len;
@@ -367,8 +374,10 @@ static DAT_RETURN kdapl_cr_accept_ep(struct kdapl_cr *cr, struct kdapl_ep *ep,
 	state = ep->state;
 	has_pz = ep->pz;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	/* A datagram EP takes a peer whenever its queue pair is up too. */
 	if (state != (cr->ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING :
-			       DAT_EP_STATE_UNCONNECTED))
+			       DAT_EP_STATE_UNCONNECTED) &&
+	    !(state == DAT_EP_STATE_CONNECTED && kdapl_ep_is_ud(ep)))
 		return kdapl_ep_state_error(state);
 	if (!has_pz)
 		return dat_error(DAT_INVALID_STATE,

@@ -32,6 +32,8 @@
  */
 
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
@@ -325,6 +327,12 @@ static noinline void kdapl_dto_ext_event(DAT_EVENT *ev, DAT_DTOS op,
 			DAT_IB_CMP_AND_SWAP,
 		[DAT_IB_DTO_RECV_MSG_IMMED - DAT_DTO_EXTENSION_BASE] =
 			DAT_IB_RECV_IMMED_DATA,
+		[DAT_IB_DTO_SEND_UD - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_UD_SEND,
+		[DAT_IB_DTO_RECV_UD - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_UD_RECV,
+		[DAT_IB_DTO_RECV_UD_IMMED - DAT_DTO_EXTENSION_BASE] =
+			DAT_IB_UD_RECV,
 	};
 	DAT_DTO_COMPLETION_EVENT_DATA *d =
 		&ev->event_data.dto_completion_event_data;
@@ -342,6 +350,25 @@ static noinline void kdapl_dto_ext_event(DAT_EVENT *ev, DAT_DTOS op,
 	x->val.immed.data = immed;
 }
 
+/*
+ * A receive of an unreliable datagram EP is a DAT_IB_DTO_EVENT of type
+ * DAT_IB_UD_RECV, whatever its status, with the sender's queue pair
+ * number (no address handle: see Documentation/dto.rst).
+ */
+static noinline void kdapl_dto_recv_ud(DAT_EVENT *ev, const struct ib_wc *wc)
+{
+	bool immed = wc->status == IB_WC_SUCCESS &&
+		     (wc->wc_flags & IB_WC_WITH_IMM);
+	DAT_IB_EXTENSION_EVENT_DATA *x =
+		(DAT_IB_EXTENSION_EVENT_DATA *)ev->event_extension_data;
+
+	kdapl_dto_ext_event(ev, (DAT_DTOS)(immed ? DAT_IB_DTO_RECV_UD_IMMED :
+					   DAT_IB_DTO_RECV_UD),
+			    immed ? (__force u32)wc->ex.imm_data : 0);
+	if (wc->status == IB_WC_SUCCESS)
+		x->remote_ah.qpn = wc->src_qp;
+}
+
 /**
  * kdapl_dto_count_recv() - count a receive for DAT_COUNTERS
  * @ep: the EP it arrived on
@@ -356,7 +383,9 @@ void kdapl_dto_count_recv(struct kdapl_ep *ep, const struct ib_wc *wc)
 {
 	DAT_EP_COUNTERS id = DCNT_EP_RECV;
 
-	if (wc->wc_flags & IB_WC_WITH_IMM)
+	if (wc->qp->qp_type == IB_QPT_UD)
+		id = DCNT_EP_RECV_UD;
+	else if (wc->wc_flags & IB_WC_WITH_IMM)
 		id = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
 		     DCNT_EP_RECV_RDMA_IMM : DCNT_EP_RECV_IMM;
 	kdapl_ep_count(ep, id, 1);
@@ -378,6 +407,10 @@ void kdapl_dto_recv_immed(DAT_EVENT *ev, const struct ib_wc *wc)
 	DAT_IB_DTOS op = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
 			 DAT_IB_DTO_RECV_IMMED : DAT_IB_DTO_RECV_MSG_IMMED;
 
+	if (unlikely(wc->qp->qp_type == IB_QPT_UD)) {
+		kdapl_dto_recv_ud(ev, wc);
+		return;
+	}
 	if (likely(!(wc->wc_flags & IB_WC_WITH_IMM)) ||
 	    wc->status != IB_WC_SUCCESS)
 		return;
@@ -408,6 +441,9 @@ static void kdapl_dto_count_post(struct kdapl_ep *ep, DAT_DTOS op, u64 bytes)
 		break;
 	case DAT_IB_DTO_RDMA_WRITE_IMMED:
 		id = DCNT_EP_POST_WRITE_IMM;
+		break;
+	case DAT_IB_DTO_SEND_UD:
+		id = DCNT_EP_POST_SEND_UD;
 		break;
 	case DAT_IB_DTO_CMP_SWAP:
 		kdapl_ep_count(ep, DCNT_EP_POST_CMP_SWAP, 1);
@@ -927,6 +963,9 @@ static int kdapl_dto_reg_pz(struct kdapl_ep *ep, struct kdapl_pz *pz)
  * Registers the LMRs of the PZ that no QP registered yet (waiting for
  * their work requests), then gives the device the receives held back
  * for them; from then on receives go to the device as they are posted.
+ * A datagram QP registers nothing (devices take registrations on
+ * reliable connections only): its LMRs are those registered by a
+ * connection of the PZ, user memory, or DMA-contiguous memory.
  *
  * Context: process context, never an rdma_cm handler (it waits).
  * Return: 0, or a negative errno: the connection is to break.
@@ -941,7 +980,8 @@ int kdapl_dto_qp_rts(struct kdapl_ep *ep)
 	spin_lock_irqsave(&ep->lock, flags);
 	pz = ep->pz;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (pz) {
+	/* Datagram queue pairs take no registration work requests. */
+	if (pz && !kdapl_ep_is_ud(ep)) {
 		mutex_lock(&pz->reg_mutex);
 		err = kdapl_dto_reg_pz(ep, pz);
 		mutex_unlock(&pz->reg_mutex);
@@ -991,6 +1031,7 @@ void kdapl_dto_lmr_created(struct kdapl_lmr *lmr)
 			continue;
 		ep = container_of(obj, struct kdapl_ep, obj);
 		if (READ_ONCE(ep->pz) != lmr->pz || !ep->dto ||
+		    kdapl_ep_is_ud(ep) ||
 		    !READ_ONCE(ep->dto->recv.live) || !READ_ONCE(ep->qp))
 			continue;
 		kdapl_dto_reg_batch(ep, &lmr, 1);
@@ -1045,6 +1086,29 @@ static void kdapl_dto_flush_slot(struct kdapl_ep *ep,
 		kdapl_rmr_bind_done(s->rmr, evd, IB_WC_WR_FLUSH_ERR, &ev);
 	else if (evd)
 		kdapl_evd_post(evd, &ev);
+}
+
+/**
+ * kdapl_dto_wait_requests() - wait for the flushed requests of a QP
+ * @ep: the EP; its QP is in ERR and no longer ep->qp
+ *
+ * What ib_drain_sq() does for the QPs it can drain (not datagram QPs,
+ * which refuse its RDMA Write): every DTO is signalled, so each request
+ * outstanding completes, flushed, through the CQ.  A device that never
+ * flushes them is a device bug, reported once after ten seconds; the
+ * wait goes on, since the completions still reference the EP.
+ *
+ * Context: process context, may sleep.
+ */
+void kdapl_dto_wait_requests(struct kdapl_ep *ep)
+{
+	unsigned long warn = jiffies + KDAPL_DTO_REG_TIMEOUT;
+
+	while (atomic_read(&ep->request_outstanding)) {
+		WARN_ONCE(time_after(jiffies, warn),
+			  "kdapl: send queue of a datagram QP not flushed\n");
+		usleep_range(1000, 2000);
+	}
 }
 
 /**
@@ -1676,6 +1740,7 @@ EXPORT_SYMBOL_GPL(dat_ep_post_recv);
  * @compare_add: operand of an atomic: compared, or added
  * @swap: operand of compare and swap: stored if the comparison holds
  * @ib_ext: the KDAPL_IB_EXT_* operation the IA's transport must carry
+ * @ah: where a datagram goes (dat_ib_post_send_ud(), its argument 4)
  * @arg_n: DAT_INVALID_ARG* of @n
  * @arg_iov: of the local segments
  * @arg_remote: of @remote
@@ -1697,6 +1762,7 @@ struct kdapl_dto_req {
 	u64 compare_add;
 	u64 swap;
 	u32 ib_ext;
+	const DAT_IB_ADDR_HANDLE *ah;
 	DAT_RETURN_SUBTYPE arg_n;
 	DAT_RETURN_SUBTYPE arg_iov;
 	DAT_RETURN_SUBTYPE arg_remote;
@@ -1836,6 +1902,8 @@ kdapl_dto_req_args(DAT_EP_HANDLE ep_handle, const struct kdapl_dto_req *req)
 		arg = req->arg_iov;
 	else if (unlikely(req->arg_remote && !req->remote))
 		arg = req->arg_remote;
+	else if (unlikely(req->op == (DAT_DTOS)DAT_IB_DTO_SEND_UD && !req->ah))
+		arg = DAT_INVALID_ARG4;
 	else if (unlikely(req->flags & ~req->allowed))
 		arg = req->arg_flags;
 	if (likely(!arg))
@@ -1857,6 +1925,10 @@ kdapl_dto_req_check(struct kdapl_ep *ep, const struct kdapl_dto_req *req,
 	/* An IB extension the transport does not carry. */
 	if (unlikely(req->ib_ext && !(ep->obj.ia->ib_ext & req->ib_ext)))
 		return dat_error(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	/* Datagrams on datagram EPs, and nothing else. */
+	if (unlikely(kdapl_ep_is_ud(ep) !=
+		     (req->op == (DAT_DTOS)DAT_IB_DTO_SEND_UD)))
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	*qp = kdapl_dto_connected_qp(ep, &ret);
 	if (unlikely(!*qp))
 		return ret;
@@ -1954,6 +2026,7 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 		struct ib_send_wr send;
 		struct ib_rdma_wr rdma;
 		struct ib_atomic_wr atomic;
+		struct ib_ud_wr ud;
 	} wr __uninitialized;
 
 	ret = kdapl_dto_req_args(ep_handle, req);
@@ -2015,6 +2088,10 @@ kdapl_dto_post_request(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle,
 	} else if (req->remote) {
 		wr.rdma.remote_addr = req->remote->virtual_address;
 		wr.rdma.rkey = req->remote->rmr_context;
+	} else if (req->op == (DAT_DTOS)DAT_IB_DTO_SEND_UD) {
+		ret = kdapl_ud_wr(ep, req->ah, total, &wr.ud);
+		if (unlikely(ret))
+			goto unlock;
 	}
 	s->flags = slot_flags;
 	atomic_inc(&ep->request_outstanding);
@@ -2655,6 +2732,89 @@ DAT_RETURN dat_ib_post_rdma_write_immed(DAT_EP_HANDLE ep_handle,
 					      immed_data, completion_flags);
 }
 EXPORT_SYMBOL(dat_ib_post_rdma_write_immed);
+
+/**
+ * kdapl_ep_post_send_ud() - dat_ib_post_send_ud() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ib_post_send_ud()
+ * @num_segments: as for dat_ib_post_send_ud()
+ * @local_iov: as for dat_ib_post_send_ud()
+ * @remote_ah: as for dat_ib_post_send_ud()
+ * @user_cookie: as for dat_ib_post_send_ud()
+ * @completion_flags: as for dat_ib_post_send_ud()
+ *
+ * Context: as dat_ib_post_send_ud().
+ * Return: as dat_ib_post_send_ud().
+ */
+DAT_RETURN kdapl_ep_post_send_ud(struct kdapl_owner *owner,
+				 DAT_EP_HANDLE ep_handle,
+				 DAT_COUNT num_segments,
+				 DAT_LMR_TRIPLET *local_iov,
+				 const DAT_IB_ADDR_HANDLE *remote_ah,
+				 DAT_DTO_COOKIE user_cookie,
+				 DAT_COMPLETION_FLAGS completion_flags)
+{
+	struct kdapl_dto_req req = {
+		.opcode = IB_WR_SEND,
+		.op = (DAT_DTOS)DAT_IB_DTO_SEND_UD,
+		.use = KDAPL_DTO_SOURCE,
+		.n = num_segments,
+		.iov = local_iov,
+		.cookie = user_cookie,
+		.flags = completion_flags,
+		.allowed = KDAPL_DTO_REQUEST_FLAGS |
+			   DAT_COMPLETION_SOLICITED_WAIT_FLAG,
+		.ib_ext = KDAPL_IB_EXT_UD,
+		.ah = remote_ah,
+		.arg_n = DAT_INVALID_ARG2,
+		.arg_iov = DAT_INVALID_ARG3,
+		.arg_flags = DAT_INVALID_ARG6,
+	};
+
+	return kdapl_dto_post_request(owner, ep_handle, &req);
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_post_send_ud);
+
+/**
+ * dat_ib_post_send_ud() - send an unreliable datagram
+ * @ep_handle: an EP of service type DAT_IB_SERVICE_TYPE_UD whose queue
+ *	pair is up (its first dat_ep_connect() or dat_cr_accept() made it)
+ * @num_segments: segments in @local_iov, 0 to the EP's max_request_iov
+ * @local_iov: the message, in LMRs of the EP's PZ, at most the path's
+ *	MTU long
+ * @remote_ah: where it goes: an address handle of this EP from a
+ *	DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED, and the peer's queue pair
+ * @user_cookie: returned in the completion
+ * @completion_flags: as for dat_ep_post_send()
+ *
+ * The peer's EP takes the message into a posted receive, 40 bytes after
+ * its start (the global route header comes first); its completion is a
+ * DAT_IB_DTO_EVENT of operation DAT_IB_DTO_RECV_UD and type
+ * DAT_IB_UD_RECV.  The local completion is a DAT_IB_DTO_EVENT of
+ * operation DAT_IB_DTO_SEND_UD and type DAT_IB_UD_SEND.  Nothing tells
+ * the sender whether the message arrived.
+ *
+ * Context: any context; takes ep->lock with interrupts disabled.
+ * Return: as dat_ep_post_send(), with DAT_INVALID_PARAMETER for an EP
+ * that is not a datagram EP (ARG1), an unknown or freed address handle
+ * (ARG4) or bad completion flags (ARG6), DAT_LENGTH_ERROR for a message
+ * longer than the MTU, and DAT_NOT_IMPLEMENTED where the transport has
+ * no datagrams (iWARP; the IA's provider attribute DAT_IB_UD is then
+ * absent).
+ */
+DAT_RETURN dat_ib_post_send_ud(DAT_EP_HANDLE ep_handle,
+			       DAT_COUNT num_segments,
+			       DAT_LMR_TRIPLET *local_iov,
+			       DAT_IB_ADDR_HANDLE *remote_ah,
+			       DAT_DTO_COOKIE user_cookie,
+			       DAT_COMPLETION_FLAGS completion_flags)
+{
+	return kdapl_ep_post_send_ud(&kdapl_kernel_owner, ep_handle,
+				     num_segments, local_iov, remote_ah,
+				     user_cookie, completion_flags);
+}
+EXPORT_SYMBOL(dat_ib_post_send_ud);
 
 /**
  * kdapl_ep_post_atomic() - dat_ib_post_cmp_and_swap() and

@@ -558,6 +558,18 @@ static DAT_RETURN kdapl_ep_lookup_links(struct kdapl_owner *owner,
 }
 
 /*
+ * A datagram EP: where the transport has datagrams (not iWARP), with no
+ * SRQ (a queue pair of each kind would have to share it).
+ */
+static bool kdapl_ep_ud_ok(const struct kdapl_ia *ia,
+			   const DAT_EP_ATTR *attr,
+			   const struct kdapl_ep_links *links)
+{
+	return attr->service_type == DAT_IB_SERVICE_TYPE_UD &&
+	       (ia->ib_ext & KDAPL_IB_EXT_UD) && !links->srq;
+}
+
+/*
  * The attributes of a new EP: the consumer's, checked (@attr_arg is the
  * argument to name if they are bad), or the provider's defaults, with
  * completion flags that the EVDs of @links accept.  IA lock held.
@@ -578,7 +590,8 @@ static DAT_RETURN kdapl_ep_take_attr(struct kdapl_ia *ia,
 				kdapl_evd_stream_default(links->request_evd);
 		return DAT_SUCCESS;
 	}
-	if (ep_attributes->service_type != DAT_SERVICE_TYPE_RC)
+	if (ep_attributes->service_type != DAT_SERVICE_TYPE_RC &&
+	    !kdapl_ep_ud_ok(ia, ep_attributes, links))
 		return dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	if (!kdapl_ep_attr_ok(ia, ep_attributes, DAT_EP_FIELD_EP_ATTR_ALL))
 		return dat_error(DAT_INVALID_PARAMETER, attr_arg);
@@ -609,12 +622,16 @@ static DAT_RETURN kdapl_ep_install(struct kdapl_ia *ia, struct kdapl_ep *ep,
 		return kdapl_ep_stream_error(ret, attr_arg);
 
 	kdapl_object_init(&ep->obj, DAT_HANDLE_TYPE_EP, ia);
-	if (kdapl_dto_ep_init(ep)) {
+	if (kdapl_dto_ep_init(ep) ||
+	    (ep->attr.service_type == DAT_IB_SERVICE_TYPE_UD &&
+	     kdapl_ud_ep_init(ep))) {
+		kdapl_dto_ep_fini(ep);
 		kdapl_ep_detach_streams(links->recv_evd, links->request_evd);
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	}
 	if (kdapl_object_publish(&ep->obj)) {
+		kdapl_ud_ep_fini(ep);
 		kdapl_dto_ep_fini(ep);
 		kdapl_ep_detach_streams(links->recv_evd, links->request_evd);
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
@@ -1175,8 +1192,9 @@ static DAT_RETURN kdapl_ep_modify_check(struct kdapl_ep *ep,
 		return kdapl_ep_state_error(state);
 	if (!ia->ibdev)
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	/* An EP keeps the service type it was created with. */
 	if (((mask & DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE) &&
-	     param->ep_attr.service_type != DAT_SERVICE_TYPE_RC) ||
+	     param->ep_attr.service_type != ep->attr.service_type) ||
 	    !kdapl_ep_attr_ok(ia, &param->ep_attr, mask))
 		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	return DAT_SUCCESS;
@@ -1691,6 +1709,7 @@ static void kdapl_ep_destroy(struct kdapl_ep *ep)
 	 */
 	kdapl_cm_ep_destroy(ep);
 	kdapl_dto_ep_fini(ep);
+	kdapl_ud_ep_fini(ep);
 
 	spin_lock_irqsave(&ep->lock, flags);
 	links = (struct kdapl_ep_links) {

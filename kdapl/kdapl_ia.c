@@ -406,6 +406,10 @@ static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
 		ia->ib_ext |= KDAPL_IB_EXT_IMMED_DATA;
 	if (ia->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
 		ia->ib_ext |= KDAPL_IB_EXT_ATOMICS;
+	/* Datagram EPs: kernel consumers only, until /dev/kdapl has them. */
+	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP &&
+	    ia->owner == &kdapl_kernel_owner)
+		ia->ib_ext |= KDAPL_IB_EXT_UD;
 	if (!ia->ib_ext)
 		return;
 	ia->ib_ext |= KDAPL_IB_EXT_COUNTERS;
@@ -417,6 +421,8 @@ static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
 		kdapl_ia_add_attr(ia, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
 		kdapl_ia_add_attr(ia, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
 	}
+	if (ia->ib_ext & KDAPL_IB_EXT_UD)
+		kdapl_ia_add_attr(ia, DAT_IB_ATTR_UD, "TRUE");
 }
 
 static DAT_RETURN kdapl_ia_attach_async_evd(struct kdapl_ia *ia,

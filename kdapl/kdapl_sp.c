@@ -51,33 +51,60 @@ static DAT_RETURN kdapl_sp_errno(int err)
 	}
 }
 
+/* Listen on @port of @addr in rdma_cm's port space @ps; IA lock held. */
+static struct rdma_cm_id *kdapl_sp_listen_ps(struct kdapl_sp *sp,
+					     DAT_SOCK_ADDR *addr, u16 port,
+					     enum rdma_ucm_port_space ps,
+					     enum ib_qp_type qp_type)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	kdapl_sockaddr_set_port((struct sockaddr *)addr, port);
+	id = rdma_create_id(&init_net, kdapl_cm_handler, &sp->ctx, ps,
+			    qp_type);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)addr);
+	if (!ret)
+		ret = rdma_listen(id, KDAPL_SP_BACKLOG);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
 /*
  * Listen on @port of the IA's address (0: any free port, which becomes
- * the SP's qualifier).  The handler may run as soon as rdma_listen()
+ * the SP's qualifier).  A PSP of an IA with datagram EPs also listens on
+ * that port of rdma_cm's RDMA_PS_UDP space, for their resolution
+ * requests (kdapl_ud.c).  The handler may run as soon as rdma_listen()
  * returns.  IA lock held.
  */
 static int kdapl_sp_listen(struct kdapl_sp *sp, struct kdapl_ia *ia, u16 port)
 {
 	DAT_SOCK_ADDR addr = ia->addr;
 	struct rdma_cm_id *id;
-	int ret;
 
 	if (addr.ss_family != AF_INET6)
 		addr.ss_family = AF_INET;
-	kdapl_sockaddr_set_port((struct sockaddr *)&addr, port);
-	id = rdma_create_id(&init_net, kdapl_cm_handler, &sp->ctx,
-			    RDMA_PS_TCP, IB_QPT_RC);
+	id = kdapl_sp_listen_ps(sp, &addr, port, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&addr);
-	if (!ret && !port)
-		sp->conn_qual = kdapl_sockaddr_port((struct sockaddr *)
-						    &id->route.addr.src_addr);
-	if (!ret)
-		ret = rdma_listen(id, KDAPL_SP_BACKLOG);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ret;
+	if (!port) {
+		port = kdapl_sockaddr_port((struct sockaddr *)
+					   &id->route.addr.src_addr);
+		sp->conn_qual = port;
+	}
+	if (sp->obj.type == DAT_HANDLE_TYPE_PSP &&
+	    (ia->ib_ext & KDAPL_IB_EXT_UD)) {
+		sp->ud_cm_id = kdapl_sp_listen_ps(sp, &addr, port, RDMA_PS_UDP,
+						  IB_QPT_UD);
+		if (IS_ERR(sp->ud_cm_id)) {
+			rdma_destroy_id(id);
+			return PTR_ERR(sp->ud_cm_id);
+		}
 	}
 	sp->cm_id = id;
 	return 0;
@@ -99,6 +126,9 @@ static void kdapl_sp_close(struct kdapl_sp *sp)
 		rdma_destroy_id(sp->cm_id);
 		sp->cm_id = NULL;
 	}
+	if (!IS_ERR_OR_NULL(sp->ud_cm_id))
+		rdma_destroy_id(sp->ud_cm_id);
+	sp->ud_cm_id = NULL;
 }
 
 /* Give the reserved EP of an RSP back, if no request took it.  IA lock. */

@@ -17,8 +17,16 @@
  * The counters of IAs, EPs and EVDs (provider attribute DAT_COUNTERS) are
  * read with dat_ib_query_counters() and dat_ib_print_counters().
  *
- * Not here: unreliable datagram endpoints (DAT_IB_SERVICE_TYPE_UD) and
- * the collectives.
+ * Unreliable datagram endpoints (provider attribute DAT_IB_UD): an EP
+ * created with service type DAT_IB_SERVICE_TYPE_UD resolves the address
+ * of a peer EP with dat_ep_connect() or dat_cr_accept(), as many times
+ * as it has peers; each resolution ends with a
+ * DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED whose extension data carries a
+ * DAT_IB_ADDR_HANDLE for dat_ib_post_send_ud() and, in @context, the
+ * resolution for dat_ib_ud_cm_free().  Received messages start with the
+ * 40 bytes of the packet's global route header.
+ *
+ * Not here: the collectives.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -86,14 +94,32 @@ typedef enum dat_ib_dtos {
 /* Memory privilege: the target of the peer's atomics. */
 #define DAT_IB_MEM_PRIV_REMOTE_ATOMIC	DAT_MEM_PRIV_EXTENSION_BASE
 
+/* The service type of an unreliable datagram EP. */
+#define DAT_IB_SERVICE_TYPE_UD		DAT_SERVICE_TYPE_EXTENSION_BASE
+
 typedef struct dat_ib_immed_data {
 	DAT_UINT32		data;
 } DAT_IB_IMMED_DATA;
 
+struct kdapl_ud_ah;
+
+/**
+ * typedef DAT_IB_ADDR_HANDLE - where an unreliable datagram goes
+ * @ah: the address handle, owned by the EP that resolved it until
+ *	dat_ib_ud_ah_free() or the EP's free; opaque (uDAT's is a
+ *	struct ibv_ah pointer of the same size)
+ * @qpn: the peer's queue pair number
+ * @ia_addr: the peer's address, for reference
+ */
+typedef struct dat_ib_addr_handle {
+	struct kdapl_ud_ah	*ah;
+	DAT_UINT32		qpn;
+	DAT_SOCK_ADDR6		ia_addr;
+} DAT_IB_ADDR_HANDLE;
+
 /*
- * The event_extension_data of a DAT_IB_DTO_EVENT.  The union after @val
- * holds uDAT's address handle of unreliable datagrams, which kDAT does
- * not offer; it keeps the layout of the uDAT structure.
+ * The event_extension_data of a DAT_IB_DTO_EVENT and of the
+ * DAT_IB_UD_CONNECTION_* events, with the layout of uDAT's structure.
  */
 typedef struct dat_ib_extension_event_data {
 	DAT_IB_EXT_TYPE		type;
@@ -101,7 +127,10 @@ typedef struct dat_ib_extension_event_data {
 	union {
 		DAT_IB_IMMED_DATA	immed;
 	} val;
-	DAT_UINT64		reserved[5];
+	union {
+		DAT_IB_ADDR_HANDLE	remote_ah;
+		DAT_UINT64		reserved[5];
+	};
 	DAT_CONTEXT		context;
 } DAT_IB_EXTENSION_EVENT_DATA;
 
@@ -268,6 +297,15 @@ DAT_RETURN dat_ib_post_fetch_and_add(DAT_EP_HANDLE ep_handle,
 				     DAT_DTO_COOKIE user_cookie,
 				     const DAT_RMR_TRIPLET *remote_iov,
 				     DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ib_post_send_ud(DAT_EP_HANDLE ep_handle,
+			       DAT_COUNT num_segments,
+			       DAT_LMR_TRIPLET *local_iov,
+			       DAT_IB_ADDR_HANDLE *remote_ah,
+			       DAT_DTO_COOKIE user_cookie,
+			       DAT_COMPLETION_FLAGS completion_flags);
+DAT_RETURN dat_ib_ud_cm_free(DAT_EP_HANDLE ep_handle, DAT_CONTEXT cm);
+DAT_RETURN dat_ib_ud_ah_free(DAT_EP_HANDLE ep_handle,
+			     DAT_IB_ADDR_HANDLE *remote_ah);
 DAT_RETURN dat_ib_query_counters(DAT_HANDLE dat_handle, int counter,
 				 DAT_UINT64 *p_cntrs_out, int reset);
 DAT_RETURN dat_ib_print_counters(DAT_HANDLE dat_handle, int counter,

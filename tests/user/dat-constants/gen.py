@@ -45,8 +45,6 @@ EXCLUDED = [
      'dat_extension_op() codes: kDAT has a function per operation'),
     (r'DAT_IB_\w*COLL\w*|DAT_IB_HANDLE_TYPE_\w+',
      'IB collectives: not offered'),
-    (r'DAT_IB_SERVICE_TYPE_UD|DAT_IB_UD_\w+',
-     'unreliable datagrams: not offered yet'),
     (r'DAT_IB_ERR',
      'extension return type of uDAT extension calls only'),
 ]

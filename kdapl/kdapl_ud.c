@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kDAT unreliable datagram EPs (the IB extension's service type
+ * DAT_IB_SERVICE_TYPE_UD): the resolution of their peers, their address
+ * handles, and the checks of dat_ib_post_send_ud() that need them.
+ *
+ * A datagram EP has one UD queue pair, brought up by its first
+ * dat_ep_connect() or dat_cr_accept() (kdapl_cm_ud_up()), and resolves
+ * each peer on its own: dat_ep_connect() sends a service ID resolution
+ * request (SIDR) through an identifier of rdma_cm's RDMA_PS_UDP space
+ * to a PSP, which listens in that space too (kdapl_sp.c); the peer's
+ * dat_cr_accept() answers with its queue pair's number and queue key.
+ * Each side then gets a DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED on the
+ * EP's connect EVD.  The active side's carries a DAT_IB_ADDR_HANDLE
+ * (type DAT_IB_UD_REMOTE_AH) whose @ah is a struct kdapl_ud_ah of the
+ * EP, and the peer's private data.  The passive side's (type
+ * DAT_IB_UD_PASSIVE_REMOTE_AH) carries no address handle: a SIDR request
+ * does not say which queue pair sent it, so a passive side that is to
+ * send resolves the peer the other way.  Both carry the resolution, a
+ * struct kdapl_ud_peer, as @context, for dat_ib_ud_cm_free().
+ *
+ * The EP keeps its address handles  The EP keeps its address handles on a list
+ * until dat_ib_ud_ah_free() or its teardown, and a post finds the one it
+ * names on that list, so that a handle that was freed, or that another
+ * EP made, is refused rather than given to the device.
+ *
+ * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
+ * process context only: by dat_ib_ud_ah_free() when no request of the
+ * EP is outstanding, else when the EP's send queue is drained (the
+ * handle waits on @dead meanwhile), since a send the device still holds
+ * may use it.
+ *
+ * Locking: the lists are under ep->lock; destruction happens with no
+ * spinlock held.  Resolutions are created and destroyed under the IA
+ * lock; their rdma_cm handlers take ep->lock only.
+ *
+ * Copyright (c) 2026 The kdapl authors
+ */
+
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "kdapl.h"
+
+/**
+ * struct kdapl_ud_ah - an address handle of a datagram EP
+ * @node: on &kdapl_ud.ahs, or &kdapl_ud.dead once freed by the consumer
+ * @ah: the verbs address handle, in the PD of the EP's PZ
+ * @qkey: the queue key the peer's queue pair takes
+ */
+struct kdapl_ud_ah {
+	struct list_head node;
+	struct ib_ah *ah;
+	u32 qkey;
+};
+
+/* Private data of a SIDR request: 216 bytes, of which rdma_cm takes 36. */
+#define KDAPL_UD_PRIVATE_DATA	56
+
+/**
+ * struct kdapl_ud_peer - the resolution of one peer of a datagram EP
+ * @ctx: rdma_cm context of @id (kind KDAPL_CM_UD)
+ * @node: on &kdapl_ud.peers
+ * @ep: its EP, which destroys its resolutions before it goes
+ * @id: the identifier of the request: the active side's own, or the
+ *	one the request arrived on (from its CR)
+ * @remote: the peer's address (with the qualifier on the active side)
+ * @done: its ESTABLISHED, REJECT or ERROR event is queued; later events
+ *	of @id are ignored (ep->lock)
+ * @param_pd_size: bytes of @param_pd
+ * @param_pd: the consumer's private data for the request
+ * @pd_size: bytes of @pd
+ * @pd: the private data of the peer's answer, which the event gives
+ *	until dat_ib_ud_cm_free()
+ */
+struct kdapl_ud_peer {
+	struct kdapl_cm_ctx ctx;
+	struct list_head node;
+	struct kdapl_ep *ep;
+	struct rdma_cm_id *id;
+	struct sockaddr_storage remote;
+	bool done;
+	u8 param_pd_size;
+	u8 param_pd[KDAPL_UD_PRIVATE_DATA];
+	u8 pd_size;
+	u8 pd[IB_CM_SIDR_REP_PRIVATE_DATA_SIZE];
+};
+
+/**
+ * struct kdapl_ud - what a datagram EP has besides an EP's
+ * @peers: its resolutions, until dat_ib_ud_cm_free() or its teardown
+ * @ahs: its address handles
+ * @dead: address handles the consumer freed while requests were
+ *	outstanding, destroyed once the send queue is empty
+ * @mtu: the longest message, the path MTU of its port, once its queue
+ *	pair is up (0 before)
+ */
+struct kdapl_ud {
+	struct list_head peers;
+	struct list_head ahs;
+	struct list_head dead;
+	u32 mtu;
+};
+
+/**
+ * kdapl_ud_ep_init() - make a new EP a datagram EP
+ * @ep: the EP, not published yet
+ *
+ * Context: process context.
+ * Return: 0, or -ENOMEM.
+ */
+int kdapl_ud_ep_init(struct kdapl_ep *ep)
+{
+	struct kdapl_ud *ud;
+
+	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
+	if (!ud)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&ud->peers);
+	INIT_LIST_HEAD(&ud->ahs);
+	INIT_LIST_HEAD(&ud->dead);
+	ep->ud = ud;
+	return 0;
+}
+
+/**
+ * kdapl_ud_ep_fini() - free what kdapl_ud_ep_init() made
+ * @ep: the EP, torn down (no queue pair, no address handle left)
+ *
+ * Context: process context.
+ */
+void kdapl_ud_ep_fini(struct kdapl_ep *ep)
+{
+	if (!ep->ud)
+		return;
+	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
+		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead));
+	kfree(ep->ud);
+	ep->ud = NULL;
+}
+
+/**
+ * kdapl_ud_set_mtu() - the longest datagram of an EP whose QP is up
+ * @ep: a datagram EP
+ * @mtu: the active MTU of its port, in bytes
+ *
+ * Context: any context; takes ep->lock.
+ */
+void kdapl_ud_set_mtu(struct kdapl_ep *ep, u32 mtu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->ud->mtu = mtu;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * kdapl_ud_ah_create() - an address handle for a resolved peer
+ * @ep: the datagram EP that resolved it
+ * @pd: the PD of the EP's queue pair
+ * @attr: the address, as rdma_cm gave it
+ * @qkey: the peer's queue key
+ * @ahp: the new handle, on the EP's list
+ *
+ * Context: process context (an rdma_cm handler), may sleep.
+ * Return: 0, or the negative errno of the allocation or of
+ * rdma_create_ah().
+ */
+int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
+		       struct rdma_ah_attr *attr, u32 qkey,
+		       struct kdapl_ud_ah **ahp)
+{
+	struct kdapl_ud_ah *ah;
+	unsigned long flags;
+
+	ah = kzalloc(sizeof(*ah), GFP_KERNEL);
+	if (!ah)
+		return -ENOMEM;
+	ah->ah = rdma_create_ah(pd, attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah->ah)) {
+		int err = PTR_ERR(ah->ah);
+
+		kfree(ah);
+		return err;
+	}
+	ah->qkey = qkey;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&ah->node, &ep->ud->ahs);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	*ahp = ah;
+	return 0;
+}
+
+static void kdapl_ud_ah_destroy(struct kdapl_ud_ah *ah)
+{
+	rdma_destroy_ah(ah->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	kfree(ah);
+}
+
+/* Destroy the handles of @list, taken off the EP under ep->lock. */
+static void kdapl_ud_ah_destroy_list(struct list_head *list)
+{
+	struct kdapl_ud_ah *ah, *next;
+
+	list_for_each_entry_safe(ah, next, list, node) {
+		list_del(&ah->node);
+		kdapl_ud_ah_destroy(ah);
+	}
+}
+
+/**
+ * kdapl_ud_ah_destroy_all() - destroy every address handle of an EP
+ * @ep: a datagram EP whose queue pair is drained or gone
+ *
+ * Context: process context, may sleep.
+ */
+void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep)
+{
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	if (!ep->ud)
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_init(&ep->ud->ahs, &list);
+	list_splice_init(&ep->ud->dead, &list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_ud_ah_destroy_list(&list);
+}
+
+/* The address handle @ah of @ep, or NULL; ep->lock held. */
+static struct kdapl_ud_ah *kdapl_ud_ah_find(struct kdapl_ep *ep,
+					    const struct kdapl_ud_ah *ah)
+{
+	struct kdapl_ud_ah *pos;
+
+	lockdep_assert_held(&ep->lock);
+	list_for_each_entry(pos, &ep->ud->ahs, node)
+		if (pos == ah)
+			return pos;
+	return NULL;
+}
+
+/**
+ * kdapl_ud_wr() - the datagram part of a send work request
+ * @ep: the datagram EP, with ep->lock held
+ * @remote: the consumer's address handle
+ * @length: bytes of the message
+ * @wr: its address handle, queue pair and queue key are set
+ *
+ * Context: any context, ep->lock held.
+ * Return: DAT_SUCCESS, DAT_INVALID_PARAMETER | DAT_INVALID_ARG4 for a
+ * handle the EP does not have, or DAT_LENGTH_ERROR for a message longer
+ * than the MTU.
+ */
+DAT_RETURN kdapl_ud_wr(struct kdapl_ep *ep, const DAT_IB_ADDR_HANDLE *remote,
+		       u64 length, struct ib_ud_wr *wr)
+{
+	struct kdapl_ud_ah *ah = kdapl_ud_ah_find(ep, remote->ah);
+
+	if (!ah)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (length > ep->ud->mtu)
+		return dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	wr->ah = ah->ah;
+	wr->remote_qpn = remote->qpn;
+	wr->remote_qkey = ah->qkey;
+	return DAT_SUCCESS;
+}
+
+/*
+ * The datagram EP of @ep_handle, with a reference: a bad handle is
+ * DAT_INVALID_HANDLE, another EP DAT_INVALID_PARAMETER (argument 1).
+ */
+static DAT_RETURN kdapl_ud_ep_get(struct kdapl_owner *owner,
+				  DAT_EP_HANDLE ep_handle,
+				  struct kdapl_ep **epp)
+{
+	DAT_RETURN ret;
+
+	ret = kdapl_get(owner, ep_handle, EP, DAT_INVALID_HANDLE_EP, epp);
+	if (ret)
+		return ret;
+	if (kdapl_ep_is_ud(*epp))
+		return DAT_SUCCESS;
+	kdapl_object_put(&(*epp)->obj);
+	return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+}
+
+/**
+ * kdapl_ep_ud_ah_free() - dat_ib_ud_ah_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ib_ud_ah_free()
+ * @remote: as for dat_ib_ud_ah_free()
+ *
+ * Context: as dat_ib_ud_ah_free().
+ * Return: as dat_ib_ud_ah_free().
+ */
+DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle,
+			       const DAT_IB_ADDR_HANDLE *remote)
+{
+	struct kdapl_ud_ah *ah = NULL;
+	unsigned long flags;
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+	LIST_HEAD(list);
+
+	ret = kdapl_ud_ep_get(owner, ep_handle, &ep);
+	if (ret)
+		return ret;
+	if (!remote) {
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		goto put;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	ah = kdapl_ud_ah_find(ep, remote->ah);
+	if (ah)
+		list_move_tail(&ah->node, &ep->ud->dead);
+	/* With no request outstanding, no send the device holds uses it. */
+	if (!atomic_read(&ep->request_outstanding))
+		list_splice_init(&ep->ud->dead, &list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_ud_ah_destroy_list(&list);
+	if (!ah)
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+put:
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+
+/**
+ * dat_ib_ud_ah_free() - free an address handle of a datagram EP
+ * @ep_handle: the EP that resolved it
+ * @remote_ah: the handle, as the DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED
+ *	that brought it gave it
+ *
+ * The handle may not be given to dat_ib_post_send_ud() any more.  It is
+ * destroyed now if the EP has no request outstanding, else once its
+ * send queue is empty or the EP is freed.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
+ * bad @ep_handle; DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP
+ * that is not a datagram EP, | DAT_INVALID_ARG2 for a handle that the EP
+ * does not have (freed already, or another EP's).
+ */
+DAT_RETURN dat_ib_ud_ah_free(DAT_EP_HANDLE ep_handle,
+			     DAT_IB_ADDR_HANDLE *remote_ah)
+{
+	return kdapl_ep_ud_ah_free(&kdapl_kernel_owner, ep_handle, remote_ah);
+}
+EXPORT_SYMBOL(dat_ib_ud_ah_free);
+
+/* ---------------------------------------------------------------------
+ * Resolutions
+ */
+
+/* Address and route resolution of a peer, as for connections. */
+#define KDAPL_UD_RESOLVE_MS	2000
+
+/*
+ * Queue the event that ends resolution @peer on its EP's connect EVD:
+ * @number, with extension data of @type, the address handle @ah (NULL
+ * but on the active side's ESTABLISHED), the peer's queue pair @qpn and
+ * address, the peer's private data, and @peer as the context.  ep->lock
+ * held; the EVD only queues it.
+ */
+static void kdapl_ud_push(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
+			  DAT_IB_EXT_TYPE type, struct kdapl_ud_ah *ah, u32 qpn)
+{
+	struct kdapl_ep *ep = peer->ep;
+	DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_CONNECTION_EVENT_DATA *data;
+	DAT_EVENT event = {};
+
+	lockdep_assert_held(&ep->lock);
+	peer->done = true;
+	if (!ep->connect_evd)
+		return;
+	event.event_number = number;
+	data = &event.event_data.connect_event_data;
+	data->ep_handle = kdapl_object_handle(&ep->obj);
+	if (peer->pd_size) {
+		data->private_data_size = peer->pd_size;
+		data->private_data = peer->pd;
+	}
+	x = (DAT_IB_EXTENSION_EVENT_DATA *)event.event_extension_data;
+	x->type = type;
+	x->status = number == (DAT_EVENT_NUMBER)
+			      DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED ?
+		    DAT_OP_SUCCESS : DAT_IB_OP_ERR;
+	x->remote_ah.ah = ah;
+	x->remote_ah.qpn = qpn;
+	/* An IPv4 address fits in the IPv6 one's place, as in uDAT. */
+	memcpy(&x->remote_ah.ia_addr, &peer->remote,
+	       sizeof(x->remote_ah.ia_addr));
+	x->context.as_ptr = peer;
+	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
+	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
+	kdapl_evd_post(ep->connect_evd, &event);
+}
+
+/* End resolution @peer with @number and @type, once.  No lock held. */
+static void kdapl_ud_fail(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
+			  DAT_IB_EXT_TYPE type)
+{
+	struct kdapl_ep *ep = peer->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!peer->done)
+		kdapl_ud_push(peer, number, type, NULL, 0);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/* The route is known: send the request, with the EP's queue pair. */
+static int kdapl_ud_request(struct kdapl_ud_peer *peer, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param = {
+		.private_data = peer->param_pd_size ? peer->param_pd : NULL,
+		.private_data_len = peer->param_pd_size,
+	};
+	struct kdapl_ep *ep = peer->ep;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->qp)
+		param.qp_num = ep->qp->qp_num;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!param.qp_num)
+		return -ENOTCONN;
+	err = rdma_connect_locked(id, &param);
+	if (!err)
+		kdapl_ia_count(ep->obj.ia, DCNT_IA_CM_AH_REQ_TX);
+	return err;
+}
+
+/* Keep the private data of the peer's answer for the event. */
+static void kdapl_ud_keep_pd(struct kdapl_ud_peer *peer,
+			     const struct rdma_ud_param *ud)
+{
+	struct kdapl_ep *ep = peer->ep;
+	unsigned long flags;
+
+	if (!ud->private_data)
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!peer->done) {
+		peer->pd_size = min_t(u8, ud->private_data_len,
+				      sizeof(peer->pd));
+		memcpy(peer->pd, ud->private_data, peer->pd_size);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/*
+ * The peer answered: make the address handle and report it, with the
+ * peer's private data.  rdma_cm frees @ud's address when the handler
+ * returns, so the handle is made here, in the handler, which may sleep.
+ */
+static void kdapl_ud_resolved(struct kdapl_ud_peer *peer,
+			      struct rdma_ud_param *ud)
+{
+	struct kdapl_ep *ep = peer->ep;
+	struct kdapl_ud_ah *ah = NULL;
+	struct ib_pd *pd = NULL;
+	unsigned long flags;
+	int err = -ENOTCONN;
+
+	kdapl_ud_keep_pd(peer, ud);
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->pz && !peer->done)
+		pd = ep->pz->pd;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (pd)
+		err = kdapl_ud_ah_create(ep, pd, &ud->ah_attr, ud->qkey, &ah);
+	if (err) {
+		kdapl_ud_fail(peer, (DAT_EVENT_NUMBER)
+				    DAT_IB_UD_CONNECTION_ERROR_EVENT,
+			      DAT_IB_UD_CONNECT_ERROR);
+		return;
+	}
+	kdapl_ia_count(ep->obj.ia, DCNT_IA_CM_AH_RESOLVED);
+	spin_lock_irqsave(&ep->lock, flags);
+	/* Else the handle stays with the EP until its teardown. */
+	if (!peer->done)
+		kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
+				    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
+			      DAT_IB_UD_REMOTE_AH, ah, ud->qp_num);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * kdapl_ud_cm_event() - rdma_cm event of a resolution
+ * @ctx: the &kdapl_ud_peer.ctx of the resolution
+ * @id: its identifier
+ * @event: the event
+ *
+ * Address and route resolution, then the SIDR request; the answer ends
+ * the resolution with ESTABLISHED, a peer's refusal (a SIDR reply that
+ * rejects) with DAT_IB_UD_CONNECTION_REJECT_EVENT, anything else that
+ * ends it with DAT_IB_UD_CONNECTION_ERROR_EVENT.
+ *
+ * Context: an rdma_cm handler: process context, without the IA lock.
+ * Return: 0: the identifier is destroyed by dat_ib_ud_cm_free() or the
+ * EP's teardown.
+ */
+int kdapl_ud_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
+		      struct rdma_cm_event *event)
+{
+	struct kdapl_ud_peer *peer = container_of(ctx, struct kdapl_ud_peer,
+						  ctx);
+	DAT_EVENT_NUMBER fail = (DAT_EVENT_NUMBER)
+				DAT_IB_UD_CONNECTION_ERROR_EVENT;
+	DAT_IB_EXT_TYPE type = DAT_IB_UD_CONNECT_ERROR;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (!rdma_resolve_route(id, KDAPL_UD_RESOLVE_MS))
+			return 0;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		if (!kdapl_ud_request(peer, id))
+			return 0;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		kdapl_ud_resolved(peer, &event->param.ud);
+		return 0;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		/* A SIDR reply that rejects, with the consumer's data. */
+		if (event->status == IB_SIDR_REJECT) {
+			kdapl_ud_keep_pd(peer, &event->param.ud);
+			fail = (DAT_EVENT_NUMBER)
+			       DAT_IB_UD_CONNECTION_REJECT_EVENT;
+			type = DAT_IB_UD_CONNECT_REJECT;
+		}
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		break;
+	default:
+		return 0;
+	}
+	kdapl_ud_fail(peer, fail, type);
+	return 0;
+}
+
+/* Map an errno of starting address resolution to a DAT_RETURN. */
+static DAT_RETURN kdapl_ud_addr_error(int err)
+{
+	if (err == -ENOMEM || err == -ENOBUFS)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	return dat_error(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNREACHABLE);
+}
+
+/*
+ * A new resolution of @ep, whose queue pair is brought up first if it is
+ * not.  IA lock held.
+ */
+static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
+				      struct kdapl_ud_peer **peerp)
+{
+	struct kdapl_ud_peer *peer;
+	DAT_RETURN ret;
+
+	ret = kdapl_cm_ud_up(ep);
+	if (ret)
+		return ret;
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	peer->ctx.kind = KDAPL_CM_UD;
+	peer->ep = ep;
+	*peerp = peer;
+	return DAT_SUCCESS;
+}
+
+/* List @peer on its EP; its handler may run from now on.  No lock held. */
+static void kdapl_ud_peer_add(struct kdapl_ud_peer *peer)
+{
+	struct kdapl_ep *ep = peer->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&peer->node, &ep->ud->peers);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * kdapl_ud_connect() - dat_ep_connect() of a datagram EP
+ * @ep: the EP, alive
+ * @dst: the peer's address, checked
+ * @conn_qual: the qualifier its PSP listens on
+ * @pd_size: bytes of @pd, checked against KDAPL_PRIVATE_DATA_MAX
+ * @pd: private data for the request
+ *
+ * Brings the EP's queue pair up if it is not, and starts resolving
+ * @dst.  The connect timeout of DAT does not apply: resolution gives up
+ * by itself (rdma_cm's resolution and SIDR timeouts) with
+ * DAT_IB_UD_CONNECTION_ERROR_EVENT.
+ *
+ * Context: process context, the IA lock held.
+ * Return: DAT_SUCCESS, or the error of dat_ep_connect().
+ */
+DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
+			    DAT_CONN_QUAL conn_qual, DAT_COUNT pd_size,
+			    const void *pd)
+{
+	struct kdapl_ia *ia = ep->obj.ia;
+	struct sockaddr_storage src = ia->addr;
+	struct kdapl_ud_peer *peer;
+	struct rdma_cm_id *id;
+	DAT_RETURN ret;
+	int err;
+
+	lockdep_assert_held(&ia->lock);
+	if (pd_size > KDAPL_UD_PRIVATE_DATA)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (ia->addr.ss_family != dst->sa_family)
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
+	ret = kdapl_ud_peer_alloc(ep, &peer);
+	if (ret)
+		return ret;
+	memcpy(&peer->remote, dst, dst->sa_family == AF_INET ?
+	       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	kdapl_sockaddr_set_port((struct sockaddr *)&peer->remote,
+				kdapl_conn_qual_port(conn_qual));
+	peer->param_pd_size = pd_size;
+	if (pd_size)
+		memcpy(peer->param_pd, pd, pd_size);
+	id = rdma_create_id(&init_net, kdapl_cm_handler, &peer->ctx,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id)) {
+		kfree(peer);
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	}
+	peer->id = id;
+	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
+	/* Handlers wait until the resolution is listed. */
+	rdma_lock_handler(id);
+	err = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&peer->remote,
+				KDAPL_UD_RESOLVE_MS);
+	if (err) {
+		rdma_unlock_handler(id);
+		rdma_destroy_id(id);
+		kfree(peer);
+		return kdapl_ud_addr_error(err);
+	}
+	kdapl_ud_peer_add(peer);
+	rdma_unlock_handler(id);
+	return DAT_SUCCESS;
+}
+
+/**
+ * kdapl_ud_accept() - dat_cr_accept() of a datagram request
+ * @ep: a datagram EP, alive
+ * @id: the request's identifier, owned by its CR
+ * @pd: private data for the answer
+ * @pd_size: bytes of @pd
+ * @cr: the CR
+ *
+ * Brings the EP's queue pair up if it is not and answers the request
+ * with its number; the resolution takes @id.  Its ESTABLISHED event
+ * (type DAT_IB_UD_PASSIVE_REMOTE_AH) is queued before this returns.
+ *
+ * Context: process context, the IA lock held.
+ * Return: DAT_SUCCESS, or the error of dat_cr_accept(); on failure @id
+ * stays with the CR.
+ */
+DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
+			   const void *pd, u8 pd_size,
+			   const struct kdapl_cr *cr)
+{
+	struct rdma_conn_param param = {
+		.private_data = pd_size ? pd : NULL,
+		.private_data_len = pd_size,
+	};
+	struct kdapl_ud_peer *peer;
+	unsigned long flags;
+	DAT_RETURN ret;
+	int err;
+
+	lockdep_assert_held(&ep->obj.ia->lock);
+	ret = kdapl_ud_peer_alloc(ep, &peer);
+	if (ret)
+		return ret;
+	peer->id = id;
+	memcpy(&peer->remote, &cr->remote_addr, sizeof(peer->remote));
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->qp)
+		param.qp_num = ep->qp->qp_num;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	rdma_lock_handler(id);
+	WRITE_ONCE(id->context, &peer->ctx);
+	err = param.qp_num ? rdma_accept(id, &param) : -ENOTCONN;
+	if (err) {
+		WRITE_ONCE(id->context, (void *)&cr->ctx);
+		rdma_unlock_handler(id);
+		kfree(peer);
+		if (err == -ENOMEM)
+			return dat_error(DAT_INSUFFICIENT_RESOURCES,
+					 DAT_RESOURCE_MEMORY);
+		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&peer->node, &ep->ud->peers);
+	kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
+			    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
+		      DAT_IB_UD_PASSIVE_REMOTE_AH, NULL, 0);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	rdma_unlock_handler(id);
+	return DAT_SUCCESS;
+}
+
+/* Destroy resolution @peer, off its EP's list.  IA lock held. */
+static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
+{
+	/* Waits for a running handler; none runs afterwards. */
+	rdma_destroy_id(peer->id);
+	kfree(peer);
+}
+
+/**
+ * kdapl_ud_peers_destroy() - destroy every resolution of an EP
+ * @ep: a datagram EP being torn down
+ *
+ * Context: process context; the IA lock held, or the conn's teardown.
+ */
+void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
+{
+	struct kdapl_ud_peer *peer, *next;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_init(&ep->ud->peers, &list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(peer, next, &list, node) {
+		list_del(&peer->node);
+		kdapl_ud_peer_destroy(peer);
+	}
+}
+
+/**
+ * kdapl_ep_ud_cm_free() - dat_ib_ud_cm_free() for an owner
+ * @owner: who calls: &kdapl_kernel_owner for kDAT consumers, the
+ *	open file of /dev/kdapl for a process
+ * @ep_handle: as for dat_ib_ud_cm_free()
+ * @cm: as for dat_ib_ud_cm_free()
+ *
+ * Context: as dat_ib_ud_cm_free().
+ * Return: as dat_ib_ud_cm_free().
+ */
+DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
+			       DAT_EP_HANDLE ep_handle, DAT_CONTEXT cm)
+{
+	struct kdapl_ud_peer *peer = NULL, *pos;
+	struct kdapl_ia *ia;
+	unsigned long flags;
+	struct kdapl_ep *ep;
+	DAT_RETURN ret;
+
+	ret = kdapl_ud_ep_get(owner, ep_handle, &ep);
+	if (ret)
+		return ret;
+	ia = ep->obj.ia;
+	mutex_lock(&ia->lock);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry(pos, &ep->ud->peers, node) {
+		if (pos == cm.as_ptr) {
+			peer = pos;
+			list_del(&peer->node);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (peer)
+		kdapl_ud_peer_destroy(peer);
+	else
+		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	mutex_unlock(&ia->lock);
+	kdapl_object_put(&ep->obj);
+	return ret;
+}
+
+/**
+ * dat_ib_ud_cm_free() - free the resolution of a datagram EP's peer
+ * @ep_handle: the EP
+ * @cm: the resolution: the @context of the extension data of its
+ *	DAT_IB_UD_CONNECTION_* event
+ *
+ * The private data that event gave goes with it; the address handle
+ * stays, until dat_ib_ud_ah_free() or the EP's free.
+ *
+ * Context: process context, may sleep.
+ * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
+ * bad @ep_handle; DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP
+ * that is not a datagram EP, | DAT_INVALID_ARG2 for a resolution the EP
+ * does not have (freed already, or another EP's).
+ */
+DAT_RETURN dat_ib_ud_cm_free(DAT_EP_HANDLE ep_handle, DAT_CONTEXT cm)
+{
+	return kdapl_ep_ud_cm_free(&kdapl_kernel_owner, ep_handle, cm);
+}
+EXPORT_SYMBOL(dat_ib_ud_cm_free);
