@@ -41,6 +41,10 @@
  *	     that gets no local port: DAT_INSUFFICIENT_RESOURCES
  * ibext     RDMA Write with immediate data and the atomics (IB
  *	     extensions); on iWARP, their DAT_NOT_IMPLEMENTED
+ * ud        datagram EPs: resolution with private data, datagrams,
+ *	     refused posts, address handles and resolutions freed, a
+ *	     rejected resolution and one nobody answers; on iWARP, the EP's
+ *	     DAT_MODEL_NOT_SUPPORTED
  * removal   (load, delete the device, unload) traffic from a kthread
  *	     while the device goes away; checked when the module unloads
  *
@@ -3242,6 +3246,284 @@ out:
 }
 
 /* ---------------------------------------------------------------------
+ * Unreliable datagrams
+ */
+
+#define KCT_UD_GRH	40
+#define KCT_UD_MSG	64
+
+/* Replace both sides' EPs with datagram EPs. */
+static bool kct_ud_eps(struct kct *t)
+{
+	KCT_OK(dat_ep_free(t->cli.ep));
+	KCT_OK(dat_ep_free(t->srv.ep));
+	t->cli.ep = DAT_HANDLE_NULL;
+	t->srv.ep = DAT_HANDLE_NULL;
+	t->ep_attr.service_type = DAT_IB_SERVICE_TYPE_UD;
+	t->ep_attr.max_rdma_read_in = 0;
+	t->ep_attr.max_rdma_read_out = 0;
+	if (t->iwarp) {
+		/* No datagrams on iWARP. */
+		KCT_RET(dat_ep_create(t->ia, t->pz, t->cli.recv_evd,
+				      t->cli.req_evd, t->cli.conn_evd,
+				      &t->ep_attr, &t->cli.ep),
+			dat_error(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+		t->cli.ep = DAT_HANDLE_NULL;
+		return false;
+	}
+	return kct_ep_create(t, &t->cli) && kct_ep_create(t, &t->srv);
+}
+
+/* The extension data of a datagram connection event of @s. */
+static const DAT_IB_EXTENSION_EVENT_DATA *
+kct_ud_event(struct kct *t, struct kct_side *s, DAT_EVENT_NUMBER number,
+	     DAT_IB_EXT_TYPE type, DAT_EVENT *ev)
+{
+	const DAT_IB_EXTENSION_EVENT_DATA *x =
+		(const DAT_IB_EXTENSION_EVENT_DATA *)ev->event_extension_data;
+	bool active = type == DAT_IB_UD_REMOTE_AH;
+
+	if (!KCT_CONN_EVENT(s, number, ev))
+		return NULL;
+	if (!KCT_CHECK(x->type == type && x->context.as_ptr &&
+		       active == !!x->remote_ah.ah,
+		       "%s: type %d context %p ah %p", s->who, x->type,
+		       x->context.as_ptr, x->remote_ah.ah))
+		return NULL;
+	return x;
+}
+
+/*
+ * Resolve the server's EP from the client's, with private data both
+ * ways; the client's address handle and both resolutions are returned.
+ */
+static bool kct_ud_resolve(struct kct *t, u32 cpd, u32 spd,
+			   DAT_IB_ADDR_HANDLE *ah, DAT_CONTEXT *ccm,
+			   DAT_CONTEXT *scm)
+{
+	DAT_IA_ADDRESS_PTR dst = (DAT_IA_ADDRESS_PTR)&t->sin;
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_CR_ARRIVAL_EVENT_DATA *cr;
+	DAT_CR_PARAM crp;
+	DAT_EVENT ev;
+
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, dst, t->qual,
+				   KCT_CONNECT_TIMEOUT_US,
+				   sizeof(cpd), &cpd, DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !KCT_STATE(&t->cli, DAT_EP_STATE_CONNECTED) ||
+	    !kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "UD request", false))
+		return false;
+	cr = &ev.event_data.cr_arrival_event_data;
+	if (!KCT_CHECK(ev.event_number ==
+		       (DAT_EVENT_NUMBER)DAT_IB_UD_CONNECTION_REQUEST_EVENT &&
+		       cr->sp_handle.psp_handle == t->psp &&
+		       cr->conn_qual == t->qual,
+		       "request event 0x%x psp %p qual %llu", ev.event_number,
+		       cr->sp_handle.psp_handle, cr->conn_qual) ||
+	    !KCT_OK(dat_cr_query(cr->cr_handle, DAT_CR_FIELD_ALL, &crp)) ||
+	    !kct_pdata(t, "UD request", crp.private_data,
+		       min(crp.private_data_size, 4), &cpd, sizeof(cpd)) ||
+	    !KCT_OK(dat_cr_accept(cr->cr_handle, t->srv.ep, sizeof(spd),
+				  &spd)))
+		return false;
+	x = kct_ud_event(t, &t->srv, (DAT_EVENT_NUMBER)
+			 DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
+			 DAT_IB_UD_PASSIVE_REMOTE_AH, &ev);
+	if (!x)
+		return false;
+	*scm = x->context;
+	x = kct_ud_event(t, &t->cli, (DAT_EVENT_NUMBER)
+			 DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
+			 DAT_IB_UD_REMOTE_AH, &ev);
+	if (!x || !KCT_CHECK(x->remote_ah.qpn, "no queue pair number") ||
+	    !kct_pdata(t, "UD answer",
+		       ev.event_data.connect_event_data.private_data,
+		       min(ev.event_data.connect_event_data.private_data_size,
+			   4), &spd, sizeof(spd)))
+		return false;
+	*ah = x->remote_ah;
+	*ccm = x->context;
+	return KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED);
+}
+
+/* A datagram of @len bytes from the client's send slot 0 to @ah. */
+static DAT_RETURN kct_ud_send(struct kct *t, DAT_IB_ADDR_HANDLE *ah, u32 len,
+			      u64 n)
+{
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)t->cli.msg.va +
+				   KCT_RECV_SLOTS * KCT_SLOT,
+		.segment_length = len,
+		.lmr_context = t->cli.msg.lctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = KCT_COOKIE(KCT_CK_SEND, n) };
+
+	kct_fill(t->cli.msg.va + KCT_RECV_SLOTS * KCT_SLOT, len, n);
+	return dat_ib_post_send_ud(t->cli.ep, 1, &iov, ah, ck,
+				   DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/*
+ * The server's receive of datagram @n, in its receive slot @n - 1: the
+ * header, then the message.
+ */
+static bool kct_ud_recv(struct kct *t, u64 n)
+{
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_DTO_COMPLETION_EVENT_DATA *d;
+	u8 want[KCT_UD_MSG];
+	DAT_EVENT ev;
+
+	if (!kct_wait(t, t->srv.recv_evd, &ev, KCT_WAIT_MS, "UD receive",
+		      false))
+		return false;
+	d = &ev.event_data.dto_completion_event_data;
+	x = (const DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	kct_fill(want, sizeof(want), n);
+	return KCT_CHECK((u32)ev.event_number == (u32)DAT_IB_DTO_EVENT &&
+			 d->status == DAT_DTO_SUCCESS &&
+			 (u32)d->operation == (u32)DAT_IB_DTO_RECV_UD &&
+			 d->transfered_length == KCT_UD_GRH + KCT_UD_MSG &&
+			 x->type == DAT_IB_UD_RECV && x->remote_ah.qpn,
+			 "event 0x%x status %d op %d len %u type %d qpn %u",
+			 ev.event_number, d->status, d->operation,
+			 d->transfered_length, x->type, x->remote_ah.qpn) &&
+	       KCT_CHECK(!memcmp(t->srv.msg.va + (n - 1) * KCT_SLOT +
+				 KCT_UD_GRH, want, sizeof(want)),
+			 "datagram %llu differs", n);
+}
+
+/* Calls that must fail, each with its error. */
+static bool kct_ud_refused(struct kct *t, DAT_IB_ADDR_HANDLE *ah)
+{
+	DAT_IB_ADDR_HANDLE bogus = *ah;
+	DAT_LMR_TRIPLET iov = {
+		.virtual_address = (uintptr_t)t->cli.msg.va,
+		.segment_length = 8,
+		.lmr_context = t->cli.msg.lctx,
+	};
+	DAT_DTO_COOKIE ck = { .as_64 = 0 };
+
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	return KCT_RET(dat_ep_post_send(t->cli.ep, 1, &iov, ck,
+					DAT_COMPLETION_DEFAULT_FLAG),
+		       dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1)) &&
+	       KCT_RET(kct_ud_send(t, &bogus, 8, 0),
+		       dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4)) &&
+	       KCT_RET(kct_ud_send(t, NULL, 8, 0),
+		       dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4)) &&
+	       KCT_RET(kct_ud_send(t, ah, KCT_SLOT, 0),
+		       dat_error(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE)) &&
+	       KCT_RET(dat_ib_ud_ah_free(t->srv.ep, ah),
+		       dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+}
+
+/*
+ * Resolutions that fail: the server's consumer rejects (with private
+ * data), and nobody listens on the qualifier.  Each ends with its event
+ * and leaves a resolution to free.
+ */
+static bool kct_ud_failures(struct kct *t)
+{
+	DAT_IA_ADDRESS_PTR dst = (DAT_IA_ADDRESS_PTR)&t->sin;
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	DAT_CR_HANDLE cr;
+	u32 rpd = 0x7e7e;
+	DAT_EVENT ev;
+
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, dst, t->qual,
+				   KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)) ||
+	    !kct_wait(t, t->cr_evd, &ev, KCT_WAIT_MS, "UD request", false))
+		return false;
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	if (!KCT_OK(dat_cr_reject(cr, sizeof(rpd), &rpd)))
+		return false;
+	x = kct_ud_event(t, &t->cli, (DAT_EVENT_NUMBER)
+			 DAT_IB_UD_CONNECTION_REJECT_EVENT,
+			 DAT_IB_UD_CONNECT_REJECT, &ev);
+	if (!x || !kct_pdata(t, "UD reject",
+			     ev.event_data.connect_event_data.private_data,
+			     min(ev.event_data.connect_event_data.private_data_size,
+				 4), &rpd, sizeof(rpd)) ||
+	    !KCT_OK(dat_ib_ud_cm_free(t->cli.ep, x->context)))
+		return false;
+	kct_pass(t, "ud reject");
+	if (!KCT_OK(dat_ep_connect(t->cli.ep, dst, t->qual + 1,
+				   KCT_CONNECT_TIMEOUT_US, 0, NULL,
+				   DAT_QOS_BEST_EFFORT,
+				   DAT_CONNECT_DEFAULT_FLAG)))
+		return false;
+	x = kct_ud_event(t, &t->cli, (DAT_EVENT_NUMBER)
+			 DAT_IB_UD_CONNECTION_ERROR_EVENT,
+			 DAT_IB_UD_CONNECT_ERROR, &ev);
+	if (!x || !KCT_OK(dat_ib_ud_cm_free(t->cli.ep, x->context)))
+		return false;
+	kct_pass(t, "ud no listener");
+	return true;
+}
+
+/*
+ * Datagram EPs: a resolution with private data both ways, datagrams
+ * with their header checked and counted, bad posts refused, the address
+ * handle and resolutions freed once (a second free is refused), a
+ * rejected resolution and one nobody answers, and a second resolution
+ * left for dat_ep_free() to release.  On iWARP, the EP's
+ * DAT_MODEL_NOT_SUPPORTED.
+ */
+static void kct_ud(struct kct *t)
+{
+	DAT_CONTEXT ccm, scm, ccm2, scm2;
+	DAT_IB_ADDR_HANDLE ah, ah2;
+	u64 n;
+
+	if (!kct_open(t, port + 20, false) || !kct_ud_eps(t))
+		goto out;
+	if (!kct_post_recvs(t, &t->srv, 4) ||
+	    !kct_ud_resolve(t, 0x1234, 0x5678, &ah, &ccm, &scm) ||
+	    !kct_ud_refused(t, &ah))
+		goto out;
+	for (n = 1; n <= 4; n++) {
+		if (!KCT_OK(kct_ud_send(t, &ah, KCT_UD_MSG, n)) ||
+		    !kct_ib_done(t, t->cli.req_evd, DAT_IB_DTO_SEND_UD,
+				 DAT_IB_UD_SEND, KCT_COOKIE(KCT_CK_SEND, n),
+				 KCT_UD_MSG, 0) ||
+		    !kct_ud_recv(t, n))
+			goto out;
+	}
+	if (!kct_counter(t, t->cli.ep, DCNT_EP_ALL_COUNTERS,
+			 DCNT_EP_POST_SEND_UD, 4) ||
+	    !kct_counter(t, t->cli.ep, DCNT_EP_ALL_COUNTERS,
+			 DCNT_EP_POST_SEND_UD_DATA, 4 * KCT_UD_MSG) ||
+	    !kct_counter(t, t->srv.ep, DCNT_EP_ALL_COUNTERS,
+			 DCNT_EP_RECV_UD, 4) ||
+	    !kct_counter(t, t->srv.ep, DCNT_EP_ALL_COUNTERS,
+			 DCNT_EP_RECV_UD_DATA, 4 * (KCT_UD_GRH + KCT_UD_MSG)))
+		goto out;
+	kct_pass(t, "ud datagrams");
+	if (!KCT_OK(dat_ib_ud_ah_free(t->cli.ep, &ah)) ||
+	    !KCT_RET(dat_ib_ud_ah_free(t->cli.ep, &ah),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)) ||
+	    !KCT_RET(kct_ud_send(t, &ah, 8, 0),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4)) ||
+	    !KCT_OK(dat_ib_ud_cm_free(t->cli.ep, ccm)) ||
+	    !KCT_RET(dat_ib_ud_cm_free(t->cli.ep, ccm),
+		     dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)) ||
+	    !KCT_OK(dat_ib_ud_cm_free(t->srv.ep, scm)))
+		goto out;
+	if (!kct_ud_failures(t))
+		goto out;
+	/* A second peer resolution, left to dat_ep_free(). */
+	if (!kct_ud_resolve(t, 2, 3, &ah2, &ccm2, &scm2))
+		goto out;
+	kct_pass(t, "ud resolution");
+out:
+	kct_close(t);
+}
+
+/* ---------------------------------------------------------------------
  * Module
  */
 
@@ -3267,6 +3549,7 @@ static const struct kct_scenario kct_scenarios[] = {
 	{ "psp_race", kct_psp_race },
 	{ "no_port", kct_no_port },
 	{ "ibext", kct_ibext },
+	{ "ud", kct_ud },
 };
 
 static bool kct_selected(const char *name)

@@ -13,9 +13,10 @@
 # another PSP), flags (SUPPRESS, UNSIGNALLED, SOLICITED_WAIT and
 # BARRIER_FENCE completion flags) and
 # errors (UNREACHABLE, a send into a short receive, a local protection
-# error: the statuses and connection events of each transport) and ibext
+# error: the statuses and connection events of each transport), ibext
 # (RDMA Write with immediate data and atomics; on siw, their
-# DAT_NOT_IMPLEMENTED).  The
+# DAT_NOT_IMPLEMENTED) and ud (datagram EPs: resolution, datagrams,
+# refused posts, rejects; on siw, DAT_MODEL_NOT_SUPPORTED).  The
 # sanitizer scan of the run checks for leaks.  conn_siw.sh is the same
 # on siw.
 
@@ -23,7 +24,7 @@
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
 CONN_TESTS="$CONN_TESTS flags errors server_first break_connecting"
-CONN_TESTS="$CONN_TESTS psp_race ibext"
+CONN_TESTS="$CONN_TESTS psp_race ibext ud"
 # 1000 connect/disconnect cycles take 3 minutes per device under KASAN
 # on two emulated cores: 250 there (the distro kernel runs 1000).
 CYCLES=1000

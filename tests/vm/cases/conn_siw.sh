@@ -11,7 +11,7 @@ kernel_is_debug || skip "siw is only in the debug kernel"
 
 CONN_TESTS="pingpong rdma cycles reject rsp timeout flush rmr handoff"
 CONN_TESTS="$CONN_TESTS flags errors server_first break_connecting"
-CONN_TESTS="$CONN_TESTS psp_race ibext"
+CONN_TESTS="$CONN_TESTS psp_race ibext ud"
 # 1000 connect/disconnect cycles take 3 minutes per device under KASAN
 # on two emulated cores: 250 there (the distro kernel runs 1000).
 CYCLES=1000
