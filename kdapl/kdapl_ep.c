@@ -785,8 +785,10 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_create);
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EVD_RECV,
  *   %DAT_INVALID_HANDLE_EVD_REQUEST, %DAT_INVALID_HANDLE_EVD_CONN - that
  *   EVD handle is neither NULL nor an EVD of the IA taking the stream.
- * * %DAT_MODEL_NOT_SUPPORTED - the service type is not
- *   %DAT_SERVICE_TYPE_RC.
+ * * %DAT_MODEL_NOT_SUPPORTED - the service type is neither
+ *   %DAT_SERVICE_TYPE_RC nor, where the IA lists the provider attribute
+ *   DAT_IB_UD (not on iWARP), %DAT_IB_SERVICE_TYPE_UD; or a datagram EP
+ *   with an SRQ.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - an attribute is invalid,
  *   unsupported or above the device limits.
  * * %DAT_INVALID_PARAMETER | %DAT_INVALID_ARG6 - the completion flags

@@ -19,10 +19,10 @@
  * send resolves the peer the other way.  Both carry the resolution, a
  * struct kdapl_ud_peer, as @context, for dat_ib_ud_cm_free().
  *
- * The EP keeps its address handles  The EP keeps its address handles on a list
- * until dat_ib_ud_ah_free() or its teardown, and a post finds the one it
- * names on that list, so that a handle that was freed, or that another
- * EP made, is refused rather than given to the device.
+ * The EP keeps its address handles on a list until dat_ib_ud_ah_free()
+ * or its teardown, and a post finds the one it names on that list, so
+ * that a handle that was freed, or that another EP made, is refused
+ * rather than given to the device.
  *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
  * process context only: by dat_ib_ud_ah_free() when no request of the
@@ -275,7 +275,9 @@ DAT_RETURN kdapl_ud_wr(struct kdapl_ep *ep, const DAT_IB_ADDR_HANDLE *remote,
 
 /*
  * The datagram EP of @ep_handle, with a reference: a bad handle is
- * DAT_INVALID_HANDLE, another EP DAT_INVALID_PARAMETER (argument 1).
+ * DAT_INVALID_HANDLE, an IA without datagrams DAT_NOT_IMPLEMENTED (as
+ * for dat_ib_post_send_ud()), another EP DAT_INVALID_PARAMETER
+ * (argument 1).
  */
 static DAT_RETURN kdapl_ud_ep_get(struct kdapl_owner *owner,
 				  DAT_EP_HANDLE ep_handle,
@@ -288,8 +290,11 @@ static DAT_RETURN kdapl_ud_ep_get(struct kdapl_owner *owner,
 		return ret;
 	if (kdapl_ep_is_ud(*epp))
 		return DAT_SUCCESS;
+	ret = (*epp)->obj.ia->ib_ext & KDAPL_IB_EXT_UD ?
+	      dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1) :
+	      dat_error(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	kdapl_object_put(&(*epp)->obj);
-	return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	return ret;
 }
 
 /**
@@ -347,9 +352,10 @@ put:
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
- * bad @ep_handle; DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP
- * that is not a datagram EP, | DAT_INVALID_ARG2 for a handle that the EP
- * does not have (freed already, or another EP's).
+ * bad @ep_handle; DAT_NOT_IMPLEMENTED where the IA has no datagram EPs
+ * (iWARP); DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP that is
+ * not a datagram EP, | DAT_INVALID_ARG2 for a handle that the EP does
+ * not have (freed already, or another EP's).
  */
 DAT_RETURN dat_ib_ud_ah_free(DAT_EP_HANDLE ep_handle,
 			     DAT_IB_ADDR_HANDLE *remote_ah)
@@ -811,9 +817,10 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
- * bad @ep_handle; DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP
- * that is not a datagram EP, | DAT_INVALID_ARG2 for a resolution the EP
- * does not have (freed already, or another EP's).
+ * bad @ep_handle; DAT_NOT_IMPLEMENTED where the IA has no datagram EPs
+ * (iWARP); DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP that is
+ * not a datagram EP, | DAT_INVALID_ARG2 for a resolution the EP does
+ * not have (freed already, or another EP's).
  */
 DAT_RETURN dat_ib_ud_cm_free(DAT_EP_HANDLE ep_handle, DAT_CONTEXT cm)
 {
