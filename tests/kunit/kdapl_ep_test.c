@@ -345,7 +345,7 @@ static bool kdapl_ep_row_value(struct kdapl_ep_env *env,
 		return valid;
 	case DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE:
 		a->service_type = valid ? DAT_SERVICE_TYPE_RC :
-				  DAT_SERVICE_TYPE_EXTENSION_BASE;
+				  DAT_SERVICE_TYPE_EXTENSION_BASE + 1;
 		return true;
 	case DAT_EP_FIELD_EP_ATTR_MAX_MESSAGE_SIZE:
 		if (valid) {
@@ -1072,7 +1072,8 @@ static bool kdapl_ep_create_prepare(struct kdapl_ep_env *env,
 		a->conn = env->conn_other;
 		break;
 	case C_SERVICE_TYPE:
-		attr->service_type = DAT_SERVICE_TYPE_EXTENSION_BASE;
+		/* An extension's number no extension defines (UD is +0). */
+		attr->service_type = DAT_SERVICE_TYPE_EXTENSION_BASE + 1;
 		break;
 	case C_MESSAGE_SIZE:
 		if (kdapl_ep_max_message(env) == U32_MAX)

@@ -4,8 +4,9 @@
  * the IA attributes that announce them, RDMA Write with immediate data
  * (the peer's receive brings the immediate), compare and swap and fetch
  * and add (the values returned and left in the target), their argument
- * checks, and the DAT_NOT_IMPLEMENTED of what the transport lacks (siw:
- * no immediate data, no atomics).
+ * checks, the checks of datagram EPs that need no peer, and the
+ * DAT_NOT_IMPLEMENTED of what the transport lacks (siw: no immediate
+ * data, no atomics, no datagrams).
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -1086,12 +1087,361 @@ static void ibext_counters_args_test(struct kunit *test)
 			 DAT_INVALID_PARAMETER, "start -1");
 }
 
+/* ---------------------------------------------------------------------
+ * Datagram EPs: the argument and state checks
+ */
+
+/**
+ * struct ibext_ud - an IA with a reliable EP and a datagram EP
+ * @test: the test
+ * @ia: the IA of the test's adapter
+ * @pz: PZ of both EPs
+ * @dto: DTO EVD of both EPs
+ * @conn: connection EVD of both EPs
+ * @rc: a reliable EP with the provider's default attributes, unconnected
+ * @ud: the datagram EP, DAT_HANDLE_NULL until created
+ * @attr: the attributes of @rc, with the datagram service type
+ * @iwarp: the adapter is iWARP
+ */
+struct ibext_ud {
+	struct kunit *test;
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE dto, conn;
+	DAT_EP_HANDLE rc, ud;
+	DAT_EP_ATTR attr;
+	bool iwarp;
+};
+
+/* The value of provider attribute @name, or NULL if it is not listed. */
+static const char *ibext_attr_value(const DAT_PROVIDER_ATTR *p,
+				    const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->num_provider_specific_attr; i++)
+		if (!strcmp(p->provider_specific_attr[i].name, name))
+			return p->provider_specific_attr[i].value;
+	return NULL;
+}
+
+/* All parameters of EP @ep. */
+static DAT_EP_PARAM *ibext_ep_param(struct kunit *test, DAT_EP_HANDLE ep)
+{
+	DAT_EP_PARAM *param = kunit_kzalloc(test, sizeof(*param), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, param);
+	KUNIT_ASSERT_EQ(test, dat_ep_query(ep, DAT_EP_FIELD_ALL, param),
+			DAT_SUCCESS);
+	return param;
+}
+
+/* The IA, its objects and the reliable EP; no datagram EP yet. */
+static void ibext_ud_init(struct kunit *test, struct ibext_ud *u)
+{
+	const char *const *name = test->param_value;
+
+	memset(u, 0, sizeof(*u));
+	u->test = test;
+	u->iwarp = kdapl_test_iwarp(test);
+	u->ia = kdapl_test_open_ia(test, *name);
+	u->pz = kdapl_test_pz(test, u->ia);
+	u->dto = kdapl_test_evd(test, u->ia, 8, DAT_EVD_DTO_FLAG);
+	u->conn = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CONNECTION_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
+					    u->conn, NULL, &u->rc),
+			DAT_SUCCESS);
+	u->attr = ibext_ep_param(test, u->rc)->ep_attr;
+	KUNIT_ASSERT_EQ(test, (u32)u->attr.service_type,
+			(u32)DAT_SERVICE_TYPE_RC);
+	u->attr.service_type = DAT_IB_SERVICE_TYPE_UD;
+}
+
+/* dat_ib_post_send_ud() of one segment (never built) to @ah. */
+static DAT_RETURN ibext_post_ud(DAT_EP_HANDLE ep, DAT_COUNT n,
+				DAT_IB_ADDR_HANDLE *ah)
+{
+	DAT_LMR_TRIPLET iov = { .segment_length = 8 };
+
+	return dat_ib_post_send_ud(ep, n, &iov, ah, (DAT_DTO_COOKIE)1ULL,
+				   DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/*
+ * Create the datagram EP: where the IA lists DAT_IB_UD as "TRUE", which
+ * is on every transport but iWARP, where the create is
+ * DAT_MODEL_NOT_SUPPORTED and the attribute is not listed at all.  The
+ * new EP is UNCONNECTED, of the datagram service type.  False on iWARP.
+ */
+static bool ibext_ud_create(struct ibext_ud *u)
+{
+	struct kunit *test = u->test;
+	DAT_EP_PARAM *param;
+	const char *value;
+	DAT_RETURN ret;
+
+	value = ibext_attr_value(ibext_pattr(test, u->ia, NULL),
+				 DAT_IB_ATTR_UD);
+	ret = dat_ep_create(u->ia, u->pz, u->dto, u->dto, u->conn, &u->attr,
+			    &u->ud);
+	if (u->iwarp) {
+		KUNIT_EXPECT_NULL(test, value);
+		KUNIT_EXPECT_EQ(test, ret,
+				KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED,
+					  DAT_NO_SUBTYPE));
+		KUNIT_EXPECT_PTR_EQ(test, u->ud, DAT_HANDLE_NULL);
+		return false;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, value);
+	KUNIT_EXPECT_STREQ(test, value, "TRUE");
+	KUNIT_ASSERT_EQ(test, ret, DAT_SUCCESS);
+	param = ibext_ep_param(test, u->ud);
+	KUNIT_EXPECT_EQ(test, (u32)param->ep_attr.service_type,
+			(u32)DAT_IB_SERVICE_TYPE_UD);
+	KUNIT_EXPECT_EQ(test, param->ep_state, DAT_EP_STATE_UNCONNECTED);
+	return true;
+}
+
+/*
+ * A datagram EP takes no SRQ, though the same attributes without one
+ * make a datagram EP; the SRQ is left unused.
+ */
+static void ibext_ud_srq(struct ibext_ud *u)
+{
+	DAT_SRQ_ATTR srq_attr = { .max_recv_dtos = 4, .max_recv_iov = 1,
+				  .low_watermark = DAT_SRQ_LW_DEFAULT };
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	struct kunit *test = u->test;
+	DAT_SRQ_HANDLE srq;
+
+	KUNIT_ASSERT_EQ(test, dat_srq_create(u->ia, u->pz, &srq_attr, &srq),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_create_with_srq(u->ia, u->pz, u->dto,
+						     u->dto, u->conn, srq,
+						     &u->attr, &ep),
+			KDAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_PTR_EQ(test, ep, DAT_HANDLE_NULL);
+	KUNIT_EXPECT_EQ(test, dat_srq_free(srq), DAT_SUCCESS);
+}
+
+/*
+ * An EP keeps its service type: dat_ep_modify() to the other one is
+ * DAT_INVALID_PARAMETER | DAT_INVALID_ARG3 either way; to its own it
+ * succeeds.
+ */
+static void ibext_ud_modify(struct ibext_ud *u)
+{
+	const DAT_EP_PARAM_MASK mask = DAT_EP_FIELD_EP_ATTR_SERVICE_TYPE;
+	struct kunit *test = u->test;
+	DAT_EP_PARAM *param;
+	DAT_EP_ATTR *attr;
+
+	param = kunit_kzalloc(test, sizeof(*param), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, param);
+	param->ep_attr.service_type = DAT_SERVICE_TYPE_RC;
+	KUNIT_EXPECT_EQ(test, dat_ep_modify(u->ud, mask, param),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	param->ep_attr.service_type = DAT_IB_SERVICE_TYPE_UD;
+	KUNIT_EXPECT_EQ(test, dat_ep_modify(u->rc, mask, param),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
+	KUNIT_EXPECT_EQ(test, dat_ep_modify(u->ud, mask, param), DAT_SUCCESS);
+	attr = &ibext_ep_param(test, u->ud)->ep_attr;
+	KUNIT_EXPECT_EQ(test, (u32)attr->service_type,
+			(u32)DAT_IB_SERVICE_TYPE_UD);
+	attr = &ibext_ep_param(test, u->rc)->ep_attr;
+	KUNIT_EXPECT_EQ(test, (u32)attr->service_type,
+			(u32)DAT_SERVICE_TYPE_RC);
+}
+
+/*
+ * Posts on the datagram EP before its queue pair is up: the arguments
+ * first (no address handle: ARG4; a negative count: ARG2), then the
+ * operation (a plain send or RDMA Write: ARG1, before the state), then
+ * the state (a datagram: DAT_INVALID_STATE_EP_UNCONNECTED, before the
+ * handle is looked for).  Nothing completes.
+ */
+static void ibext_ud_posts(struct ibext_ud *u)
+{
+	DAT_RMR_TRIPLET remote = { .segment_length = 8 };
+	DAT_LMR_TRIPLET iov = { .segment_length = 8 };
+	DAT_DTO_COOKIE ck = { .as_64 = 2 };
+	struct kunit *test = u->test;
+	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
+	DAT_EVENT ev;
+
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	KUNIT_EXPECT_EQ(test, ibext_post_ud(u->ud, 1, NULL),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4));
+	KUNIT_EXPECT_EQ(test, ibext_post_ud(u->ud, -1, &bogus),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, ibext_post_ud(u->ud, 1, &bogus),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_UNCONNECTED));
+	KUNIT_EXPECT_EQ(test, dat_ep_post_send(u->ud, 1, &iov, ck,
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	KUNIT_EXPECT_EQ(test, dat_ep_post_send(u->ud, -1, &iov, ck,
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	KUNIT_EXPECT_EQ(test, dat_ep_post_rdma_write(u->ud, 1, &iov, ck,
+						     &remote, 0),
+			KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(u->dto, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
+}
+
+/*
+ * The datagram calls on EPs that are not datagram EPs: the reliable EP
+ * (DAT_INVALID_PARAMETER | DAT_INVALID_ARG1, before its state is
+ * looked at; DAT_NOT_IMPLEMENTED on iWARP, which has no datagrams), a PZ
+ * and NULL (DAT_INVALID_HANDLE_EP).
+ */
+static void ibext_ud_not_ud(struct ibext_ud *u)
+{
+	const DAT_HANDLE bad[] = { u->pz, DAT_HANDLE_NULL };
+	const DAT_RETURN bad_ep = KDAPL_ERR(DAT_INVALID_HANDLE,
+					    DAT_INVALID_HANDLE_EP);
+	const DAT_RETURN arg1 = KDAPL_ERR(DAT_INVALID_PARAMETER,
+					  DAT_INVALID_ARG1);
+	const DAT_RETURN not_impl = KDAPL_ERR(DAT_NOT_IMPLEMENTED,
+					      DAT_NO_SUBTYPE);
+	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
+	DAT_CONTEXT cm = { .as_ptr = &bogus };
+	struct kunit *test = u->test;
+	int i;
+
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	KUNIT_EXPECT_EQ(test, ibext_post_ud(u->rc, 1, &bogus),
+			u->iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(u->rc, &bogus),
+			u->iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(u->rc, cm),
+			u->iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, u->rc),
+			DAT_EP_STATE_UNCONNECTED);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ(test, ibext_post_ud(bad[i], 1, &bogus),
+				bad_ep);
+		KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(bad[i], &bogus),
+				bad_ep);
+		KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(bad[i], cm), bad_ep);
+	}
+}
+
+/*
+ * Freeing what the datagram EP does not have: an address handle or a
+ * resolution it never made, or none (DAT_INVALID_ARG2 each).
+ */
+static void ibext_ud_frees(struct ibext_ud *u)
+{
+	const DAT_RETURN arg2 = KDAPL_ERR(DAT_INVALID_PARAMETER,
+					  DAT_INVALID_ARG2);
+	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
+	DAT_CONTEXT cm = { .as_ptr = &bogus };
+	struct kunit *test = u->test;
+
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(u->ud, &bogus), arg2);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(u->ud, NULL), arg2);
+	bogus.ah = NULL;
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(u->ud, &bogus), arg2);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(u->ud, cm), arg2);
+	cm.as_ptr = NULL;
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(u->ud, cm), arg2);
+}
+
+/*
+ * The checks of datagram EPs that need no peer: where they are offered
+ * (the provider attribute DAT_IB_UD, not on iWARP), the creates they
+ * refuse (an SRQ), the service type dat_ep_modify() keeps, the posts
+ * refused before the queue pair is up or on the wrong kind of EP, the
+ * frees of what an EP does not have.  Both EPs then free, and with them
+ * the PZ and the EVDs: nothing of theirs stays in use.
+ */
+static void ibext_ud_args_test(struct kunit *test)
+{
+	struct ibext_ud *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	DAT_EP_HANDLE stale;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	ibext_ud_init(test, u);
+	ibext_ud_not_ud(u);
+	if (!ibext_ud_create(u))
+		return;
+	ibext_ud_srq(u);
+	ibext_ud_modify(u);
+	ibext_ud_posts(u);
+	ibext_ud_frees(u);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, u->ud),
+			DAT_EP_STATE_UNCONNECTED);
+
+	stale = u->ud;
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(stale, NULL),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP));
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+}
+
+/*
+ * The datagram calls on a connected reliable EP are refused before
+ * anything is posted: dat_ib_post_send_ud() with DAT_INVALID_PARAMETER
+ * | DAT_INVALID_ARG1, dat_ib_ud_ah_free() and dat_ib_ud_cm_free() with
+ * ARG1 (each DAT_NOT_IMPLEMENTED on iWARP, which has no datagrams).
+ * The connection stays up: a send still goes.
+ */
+static void ibext_ud_rc_test(struct kunit *test)
+{
+	const DAT_RETURN arg1 = KDAPL_ERR(DAT_INVALID_PARAMETER,
+					  DAT_INVALID_ARG1);
+	const DAT_RETURN not_impl = KDAPL_ERR(DAT_NOT_IMPLEMENTED,
+					      DAT_NO_SUBTYPE);
+	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
+	DAT_CONTEXT cm = { .as_ptr = &bogus };
+	struct ibext_env env;
+	DAT_LMR_TRIPLET l, r;
+	DAT_EVENT ev;
+
+	ibext_env_init(test, &env, IBEXT_QUAL + 8);
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	l = (DAT_LMR_TRIPLET){ .lmr_context = env.cctx, .segment_length = 8,
+			       .virtual_address = (uintptr_t)env.cbuf };
+	KUNIT_EXPECT_EQ(test, dat_ib_post_send_ud(env.p.cli, 1, &l, &bogus,
+						  (DAT_DTO_COOKIE)1ULL,
+						  DAT_COMPLETION_DEFAULT_FLAG),
+			env.iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(env.p.cli, &bogus),
+			env.iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(env.p.cli, cm),
+			env.iwarp ? not_impl : arg1);
+	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env.cdto, &ev),
+			KDAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, env.p.cli),
+			DAT_EP_STATE_CONNECTED);
+
+	r = (DAT_LMR_TRIPLET){ .lmr_context = env.sctx, .segment_length = 8,
+			       .virtual_address = (uintptr_t)env.sbuf };
+	KUNIT_ASSERT_EQ(test, dat_ep_post_recv(env.p.srv, 1, &r,
+					       (DAT_DTO_COOKIE)3ULL, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_post_send(env.p.cli, 1, &l,
+					       (DAT_DTO_COOKIE)2ULL, 0),
+			DAT_SUCCESS);
+	ibext_expect_dto(&env, env.cdto, 2, DAT_DTO_SEND, 8);
+	ibext_expect_dto(&env, env.sdto, 3, DAT_DTO_RECEIVE, 8);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(env.sbuf, 0x11, 8), NULL);
+}
+
 static struct kunit_case kdapl_ibext_test_cases[] = {
 	KUNIT_CASE_PARAM(ibext_attr_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_write_immed_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_atomic_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_counters_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_counters_args_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(ibext_ud_args_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(ibext_ud_rc_test, kdapl_test_adapter_gen),
 	{}
 };
 
