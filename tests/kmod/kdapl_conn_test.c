@@ -3469,7 +3469,8 @@ static bool kct_ud_failures(struct kct *t)
  * Datagram EPs: a resolution with private data both ways, datagrams
  * with their header checked and counted, bad posts refused, the address
  * handle and resolutions freed once (a second free is refused), a
- * rejected resolution and one nobody answers, and a second resolution
+ * rejected resolution and one nobody answers, a disconnect that takes
+ * the queue pair and a resolution down, and after a reset a resolution
  * left for dat_ep_free() to release.  On iWARP, the EP's
  * DAT_MODEL_NOT_SUPPORTED.
  */
@@ -3477,6 +3478,7 @@ static void kct_ud(struct kct *t)
 {
 	DAT_CONTEXT ccm, scm, ccm2, scm2;
 	DAT_IB_ADDR_HANDLE ah, ah2;
+	DAT_EVENT ev;
 	u64 n;
 
 	if (!kct_open(t, port + 20, false) || !kct_ud_eps(t))
@@ -3515,8 +3517,21 @@ static void kct_ud(struct kct *t)
 		goto out;
 	if (!kct_ud_failures(t))
 		goto out;
-	/* A second peer resolution, left to dat_ep_free(). */
-	if (!kct_ud_resolve(t, 2, 3, &ah2, &ccm2, &scm2))
+	/*
+	 * A second resolution, released by the disconnect, which takes the
+	 * queue pair down; a reset EP brings it up again for a third, left
+	 * to dat_ep_free().
+	 */
+	if (!kct_ud_resolve(t, 2, 3, &ah2, &ccm2, &scm2) ||
+	    !KCT_OK(dat_ep_disconnect(t->cli.ep, DAT_CLOSE_GRACEFUL_FLAG)) ||
+	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
+	    !KCT_RET(kct_ud_send(t, &ah2, 8, 0),
+		     dat_error(DAT_INVALID_STATE,
+			       DAT_INVALID_STATE_EP_DISCONNECTED)) ||
+	    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
+	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED) ||
+	    !kct_ud_resolve(t, 4, 5, &ah2, &ccm2, &scm2))
 		goto out;
 	kct_pass(t, "ud resolution");
 out:
