@@ -1168,6 +1168,26 @@ static DAT_RETURN ibext_post_ud(DAT_EP_HANDLE ep, DAT_COUNT n,
 }
 
 /*
+ * The three datagram calls on @ep, a reliable EP: DAT_INVALID_PARAMETER
+ * | DAT_INVALID_ARG1 each, before its state or anything else is looked
+ * at (DAT_NOT_IMPLEMENTED on iWARP, which has no datagrams).
+ */
+static void ibext_ud_expect_not_ud(struct kunit *test, DAT_EP_HANDLE ep,
+				   bool iwarp)
+{
+	const DAT_RETURN want = iwarp ?
+		KDAPL_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE) :
+		KDAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
+	DAT_CONTEXT cm = { .as_ptr = &bogus };
+
+	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	KUNIT_EXPECT_EQ(test, ibext_post_ud(ep, 1, &bogus), want);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(ep, &bogus), want);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(ep, cm), want);
+}
+
+/*
  * Create the datagram EP: where the IA lists DAT_IB_UD as "TRUE", which
  * is on every transport but iWARP, where the create is
  * DAT_MODEL_NOT_SUPPORTED and the attribute is not listed at all.  The
@@ -1301,22 +1321,13 @@ static void ibext_ud_not_ud(struct ibext_ud *u)
 	const DAT_HANDLE bad[] = { u->pz, DAT_HANDLE_NULL };
 	const DAT_RETURN bad_ep = KDAPL_ERR(DAT_INVALID_HANDLE,
 					    DAT_INVALID_HANDLE_EP);
-	const DAT_RETURN arg1 = KDAPL_ERR(DAT_INVALID_PARAMETER,
-					  DAT_INVALID_ARG1);
-	const DAT_RETURN not_impl = KDAPL_ERR(DAT_NOT_IMPLEMENTED,
-					      DAT_NO_SUBTYPE);
 	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
 	DAT_CONTEXT cm = { .as_ptr = &bogus };
 	struct kunit *test = u->test;
 	int i;
 
 	bogus.ah = (struct kdapl_ud_ah *)&bogus;
-	KUNIT_EXPECT_EQ(test, ibext_post_ud(u->rc, 1, &bogus),
-			u->iwarp ? not_impl : arg1);
-	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(u->rc, &bogus),
-			u->iwarp ? not_impl : arg1);
-	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(u->rc, cm),
-			u->iwarp ? not_impl : arg1);
+	ibext_ud_expect_not_ud(test, u->rc, u->iwarp);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, u->rc),
 			DAT_EP_STATE_UNCONNECTED);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -1394,28 +1405,14 @@ static void ibext_ud_args_test(struct kunit *test)
  */
 static void ibext_ud_rc_test(struct kunit *test)
 {
-	const DAT_RETURN arg1 = KDAPL_ERR(DAT_INVALID_PARAMETER,
-					  DAT_INVALID_ARG1);
-	const DAT_RETURN not_impl = KDAPL_ERR(DAT_NOT_IMPLEMENTED,
-					      DAT_NO_SUBTYPE);
-	DAT_IB_ADDR_HANDLE bogus = { .qpn = 1 };
-	DAT_CONTEXT cm = { .as_ptr = &bogus };
 	struct ibext_env env;
 	DAT_LMR_TRIPLET l, r;
 	DAT_EVENT ev;
 
 	ibext_env_init(test, &env, IBEXT_QUAL + 8);
-	bogus.ah = (struct kdapl_ud_ah *)&bogus;
+	ibext_ud_expect_not_ud(test, env.p.cli, env.iwarp);
 	l = (DAT_LMR_TRIPLET){ .lmr_context = env.cctx, .segment_length = 8,
 			       .virtual_address = (uintptr_t)env.cbuf };
-	KUNIT_EXPECT_EQ(test, dat_ib_post_send_ud(env.p.cli, 1, &l, &bogus,
-						  (DAT_DTO_COOKIE)1ULL,
-						  DAT_COMPLETION_DEFAULT_FLAG),
-			env.iwarp ? not_impl : arg1);
-	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(env.p.cli, &bogus),
-			env.iwarp ? not_impl : arg1);
-	KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(env.p.cli, cm),
-			env.iwarp ? not_impl : arg1);
 	KUNIT_EXPECT_EQ(test, dat_evd_dequeue(env.cdto, &ev),
 			KDAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE));
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, env.p.cli),
