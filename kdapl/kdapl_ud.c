@@ -24,6 +24,13 @@
  * that a handle that was freed, or that another EP made, is refused
  * rather than given to the device.
  *
+ * Kernel consumers name address handles and resolutions by their
+ * pointers.  A process (an EP whose owner is an open file of /dev/kdapl)
+ * names them by ids the EP gives them, which its events carry in the
+ * pointers' place (DAT_IB_ADDR_HANDLE.ah, and the DAT_CONTEXT of the
+ * resolution): a process never sees a kernel pointer, and an id it makes
+ * up finds nothing but what its own EP has.
+ *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
  * process context only: by dat_ib_ud_ah_free() when no request of the
  * EP is outstanding, else when the EP's send queue is drained (the
@@ -51,11 +58,13 @@
  * @node: on &kdapl_ud.ahs, or &kdapl_ud.dead once freed by the consumer
  * @ah: the verbs address handle, in the PD of the EP's PZ
  * @qkey: the queue key the peer's queue pair takes
+ * @id: its name for a process (see the top of this file)
  */
 struct kdapl_ud_ah {
 	struct list_head node;
 	struct ib_ah *ah;
 	u32 qkey;
+	u32 id;
 };
 
 /* Private data of a SIDR request: 216 bytes, of which rdma_cm takes 36. */
@@ -71,6 +80,7 @@ struct kdapl_ud_ah {
  * @remote: the peer's address (with the qualifier on the active side)
  * @done: its ESTABLISHED, REJECT or ERROR event is queued; later events
  *	of @id are ignored (ep->lock)
+ * @uid: its name for a process (see the top of this file), once listed
  * @param_pd_size: bytes of @param_pd
  * @param_pd: the consumer's private data for the request
  * @pd_size: bytes of @pd
@@ -84,6 +94,7 @@ struct kdapl_ud_peer {
 	struct rdma_cm_id *id;
 	struct sockaddr_storage remote;
 	bool done;
+	u32 uid;
 	u8 param_pd_size;
 	u8 param_pd[KDAPL_UD_PRIVATE_DATA];
 	u8 pd_size;
@@ -98,13 +109,34 @@ struct kdapl_ud_peer {
  *	outstanding, destroyed once the send queue is empty
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
+ * @last_id: the last id given to an address handle or a resolution
  */
 struct kdapl_ud {
 	struct list_head peers;
 	struct list_head ahs;
 	struct list_head dead;
 	u32 mtu;
+	u32 last_id;
 };
+
+/*
+ * A new id for an address handle or resolution of @ep; ep->lock held.
+ * Ids are never 0; after 2^32 of them one may repeat, which can only
+ * confuse the EP's own process.
+ */
+static u32 kdapl_ud_new_id(struct kdapl_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (!++ep->ud->last_id)
+		++ep->ud->last_id;
+	return ep->ud->last_id;
+}
+
+/* Does @ep name its handles and resolutions by id (a process's EP)? */
+static bool kdapl_ud_by_id(const struct kdapl_ep *ep)
+{
+	return !ep->obj.owner->kernel;
+}
 
 /**
  * kdapl_ud_ep_init() - make a new EP a datagram EP
@@ -190,6 +222,7 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 	}
 	ah->qkey = qkey;
 	spin_lock_irqsave(&ep->lock, flags);
+	ah->id = kdapl_ud_new_id(ep);
 	list_add_tail(&ah->node, &ep->ud->ahs);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	*ahp = ah;
@@ -233,15 +266,19 @@ void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep)
 	kdapl_ud_ah_destroy_list(&list);
 }
 
-/* The address handle @ah of @ep, or NULL; ep->lock held. */
+/*
+ * The address handle of @ep that @ah names (a pointer, or an id for a
+ * process), or NULL; ep->lock held.
+ */
 static struct kdapl_ud_ah *kdapl_ud_ah_find(struct kdapl_ep *ep,
 					    const struct kdapl_ud_ah *ah)
 {
+	bool by_id = kdapl_ud_by_id(ep);
 	struct kdapl_ud_ah *pos;
 
 	lockdep_assert_held(&ep->lock);
 	list_for_each_entry(pos, &ep->ud->ahs, node)
-		if (pos == ah)
+		if (by_id ? pos->id == (uintptr_t)ah : pos == ah)
 			return pos;
 	return NULL;
 }
@@ -402,12 +439,19 @@ static void kdapl_ud_push(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
 	x->status = number == (DAT_EVENT_NUMBER)
 			      DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED ?
 		    DAT_OP_SUCCESS : DAT_IB_OP_ERR;
-	x->remote_ah.ah = ah;
+	if (kdapl_ud_by_id(ep))
+		x->remote_ah.ah = ah ? (struct kdapl_ud_ah *)(uintptr_t)ah->id :
+				  NULL;
+	else
+		x->remote_ah.ah = ah;
 	x->remote_ah.qpn = qpn;
 	/* An IPv4 address fits in the IPv6 one's place, as in uDAT. */
 	memcpy(&x->remote_ah.ia_addr, &peer->remote,
 	       sizeof(x->remote_ah.ia_addr));
-	x->context.as_ptr = peer;
+	if (kdapl_ud_by_id(ep))
+		x->context.as_64 = peer->uid;
+	else
+		x->context.as_ptr = peer;
 	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
 	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
 	kdapl_evd_post(ep->connect_evd, &event);
@@ -601,6 +645,7 @@ static void kdapl_ud_peer_add(struct kdapl_ud_peer *peer)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
+	peer->uid = kdapl_ud_new_id(ep);
 	list_add_tail(&peer->node, &ep->ud->peers);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
@@ -726,6 +771,7 @@ DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	}
 	spin_lock_irqsave(&ep->lock, flags);
+	peer->uid = kdapl_ud_new_id(ep);
 	list_add_tail(&peer->node, &ep->ud->peers);
 	kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
 			    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
@@ -790,7 +836,8 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 	mutex_lock(&ia->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_for_each_entry(pos, &ep->ud->peers, node) {
-		if (pos == cm.as_ptr) {
+		if (kdapl_ud_by_id(ep) ? pos->uid == cm.as_64 :
+					 pos == cm.as_ptr) {
 			peer = pos;
 			list_del(&peer->node);
 			break;
