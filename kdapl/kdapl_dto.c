@@ -1353,7 +1353,8 @@ kdapl_dto_ep_find(const struct kdapl_owner *owner, DAT_EP_HANDLE ep_handle)
  * @ep_handle: the EP
  * @op: the DTO: DAT_DTO_SEND, _RDMA_WRITE, _RDMA_READ or _RECEIVE, or
  *	an IB extension operation (DAT_IB_DTO_RDMA_WRITE_IMMED,
- *	_CMP_SWAP, _FETCH_ADD), which completes as a DAT_IB_DTO_EVENT
+ *	_CMP_SWAP, _FETCH_ADD, _SEND_UD), which completes as a
+ *	DAT_IB_DTO_EVENT
  * @user_cookie: its cookie
  * @status: the error it completes with
  *

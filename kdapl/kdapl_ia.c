@@ -406,9 +406,7 @@ static void kdapl_ia_set_ib_ext(struct kdapl_ia *ia)
 		ia->ib_ext |= KDAPL_IB_EXT_IMMED_DATA;
 	if (ia->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
 		ia->ib_ext |= KDAPL_IB_EXT_ATOMICS;
-	/* Datagram EPs: kernel consumers only, until /dev/kdapl has them. */
-	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP &&
-	    ia->owner == &kdapl_kernel_owner)
+	if (ia->adapter->transport != KDAPL_TRANSPORT_IWARP)
 		ia->ib_ext |= KDAPL_IB_EXT_UD;
 	if (!ia->ib_ext)
 		return;

@@ -767,3 +767,62 @@ int kdapl_uconn_cr_handoff(struct kdapl_ufile *ufile, void *arg,
 		kdapl_uobj_destroy(ufile, cr);
 	return 0;
 }
+
+/**
+ * kdapl_uconn_ud_ah_free() - KDAPL_IOC_UD_AH_FREE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ud_free
+ * @status: out: the DAT_RETURN
+ *
+ * The file's datagram EPs name their address handles by id (see
+ * kdapl_ud.c), which DAT_IB_ADDR_HANDLE.ah carries in the pointer's
+ * place.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ud_ah_free(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_ud_free *a = arg;
+	DAT_IB_ADDR_HANDLE remote = {
+		.ah = (struct kdapl_ud_ah *)(uintptr_t)a->id,
+	};
+	struct kdapl_uobj *ep;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	*status = kdapl_ep_ud_ah_free(&ufile->owner, ep->handle, &remote);
+	return 0;
+}
+
+/**
+ * kdapl_uconn_ud_cm_free() - KDAPL_IOC_UD_CM_FREE
+ * @ufile: the file
+ * @arg: struct kdapl_ioc_ud_free
+ * @status: out: the DAT_RETURN
+ *
+ * As kdapl_uconn_ud_ah_free(), for a resolution, named by the id its
+ * DAT_CONTEXT carries.
+ *
+ * Context: process context, ufile->lock held.
+ * Return: 0.
+ */
+int kdapl_uconn_ud_cm_free(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status)
+{
+	struct kdapl_ioc_ud_free *a = arg;
+	DAT_CONTEXT cm = { .as_64 = a->id };
+	struct kdapl_uobj *ep;
+
+	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
+	if (!ep) {
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return 0;
+	}
+	*status = kdapl_ep_ud_cm_free(&ufile->owner, ep->handle, cm);
+	return 0;
+}

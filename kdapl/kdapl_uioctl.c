@@ -298,6 +298,8 @@ static void kdapl_uioctl_prov_attr(struct kdapl_ioc_ia_query *a,
 			a->ib_extensions |= KDAPL_IA_EXT_ATOMICS;
 		if (!strcmp(attr[i].name, DAT_IB_ATTR_COUNTERS))
 			a->ib_extensions |= KDAPL_IA_EXT_COUNTERS;
+		if (!strcmp(attr[i].name, DAT_IB_ATTR_UD))
+			a->ib_extensions |= KDAPL_IA_EXT_UD;
 	}
 }
 
@@ -820,6 +822,8 @@ static const struct kdapl_uioctl_def kdapl_uioctls[KDAPL_NR_MAX] = {
 	KDAPL_UCSP(CSP_FREE, free, kdapl_ioc_obj_free),
 	KDAPL_UIOCTL(EVD_RESIZE, evd_resize, kdapl_ioc_evd_resize, 0),
 	KDAPL_UIOCTL(COUNTERS, counters, kdapl_ioc_counters, 0),
+	KDAPL_UCONN(UD_AH_FREE, ud_ah_free, kdapl_ioc_ud_free),
+	KDAPL_UCONN(UD_CM_FREE, ud_cm_free, kdapl_ioc_ud_free),
 };
 
 /* The command's entry, or NULL for an unknown command. */

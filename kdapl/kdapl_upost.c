@@ -150,7 +150,30 @@ static bool kdapl_upost_read(struct kdapl_upost *post, u32 idx,
 		post->atomic.compare_add = READ_ONCE(a->compare_add);
 		post->atomic.swap = READ_ONCE(a->swap);
 	}
-	return !r->imm_data || r->op == KDAPL_POST_RDMA_WRITE_IMMED;
+	return !r->imm_data || r->op == KDAPL_POST_RDMA_WRITE_IMMED ||
+	       r->op == KDAPL_POST_SEND_UD;
+}
+
+/*
+ * A datagram: the address handle is named by its id, which
+ * DAT_IB_ADDR_HANDLE.ah carries for a process (see kdapl_ud.c), and the
+ * peer's queue pair travels in the immediate data's place.  post->lock
+ * held.
+ */
+static DAT_RETURN kdapl_upost_send_ud(struct kdapl_upost *post,
+				      const struct kdapl_post_record *r,
+				      DAT_DTO_COOKIE cookie)
+{
+	DAT_IB_ADDR_HANDLE ah = {
+		.ah = (struct kdapl_ud_ah *)(uintptr_t)r->remote.context,
+		.qpn = r->imm_data,
+	};
+
+	if (r->remote.virtual_address || r->remote.segment_length)
+		return dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	return kdapl_ep_post_send_ud(&post->ufile->owner, post->ep,
+				     r->num_segments, post->iov, &ah, cookie,
+				     r->flags);
 }
 
 /*
@@ -234,6 +257,8 @@ static DAT_RETURN kdapl_upost_one(struct kdapl_upost *post,
 	case KDAPL_POST_CMP_AND_SWAP:
 	case KDAPL_POST_FETCH_AND_ADD:
 		return kdapl_upost_atomic(post, r, cookie, &remote);
+	case KDAPL_POST_SEND_UD:
+		return kdapl_upost_send_ud(post, r, cookie);
 	default:
 		return dat_error(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
 	}
@@ -279,6 +304,9 @@ static void kdapl_upost_fail(struct kdapl_upost *post,
 		break;
 	case KDAPL_POST_FETCH_AND_ADD:
 		op = (DAT_DTOS)DAT_IB_DTO_FETCH_ADD;
+		break;
+	case KDAPL_POST_SEND_UD:
+		op = (DAT_DTOS)DAT_IB_DTO_SEND_UD;
 		break;
 	default:
 		op = DAT_DTO_SEND;

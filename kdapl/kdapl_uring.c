@@ -349,10 +349,18 @@ static void kdapl_uring_fill_dto(struct kdapl_uring *ring,
 	u->data[0] = kdapl_uring_cookie(ring, d->ep_handle);
 	u->data[1] = d->operation;
 	u->data[2] = d->rmr_context;
-	/* An extended completion: the immediate data a receive brought. */
-	if (unlikely(ev->event_number == (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT))
-		u->data[2] = ((const DAT_IB_EXTENSION_EVENT_DATA *)
-			      ev->event_extension_data)->val.immed.data;
+	/*
+	 * An extended completion: the immediate data a receive brought, and
+	 * the sender's queue pair for a datagram's (0 otherwise).
+	 */
+	if (unlikely(ev->event_number == (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT)) {
+		const DAT_IB_EXTENSION_EVENT_DATA *x =
+			(const void *)ev->event_extension_data;
+
+		u->data[2] = x->val.immed.data;
+		if (x->type == DAT_IB_UD_RECV)
+			u->data[2] |= (u64)x->remote_ah.qpn << 32;
+	}
 }
 
 /*
@@ -426,6 +434,31 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 }
 
 /*
+ * A DAT_IB_UD_CONNECTION_* event of a datagram EP of the file, whose
+ * address handle and resolution are ids already (kdapl_ud.c).
+ */
+static void kdapl_uring_fill_ud(struct kdapl_uring *ring,
+				struct kdapl_uevent *u,
+				struct kdapl_uevent_ext *x, const DAT_EVENT *ev)
+{
+	const DAT_CONNECTION_EVENT_DATA *conn = &ev->event_data.connect_event_data;
+	const DAT_IB_EXTENSION_EVENT_DATA *ext =
+		(const void *)ev->event_extension_data;
+
+	u->cookie = kdapl_uring_cookie(ring, conn->ep_handle);
+	kdapl_uring_fill_pdata(u, x, conn->private_data,
+			       conn->private_data_size);
+	u->status = ext->status;
+	u->new_id = (uintptr_t)ext->remote_ah.ah;
+	u->data[0] = ext->type;
+	u->data[1] = ext->remote_ah.qpn;
+	u->data[2] = ext->context.as_64;
+	static_assert(sizeof(x->addr) >= sizeof(ext->remote_ah.ia_addr));
+	memcpy(x->addr, &ext->remote_ah.ia_addr,
+	       sizeof(ext->remote_ah.ia_addr));
+}
+
+/*
  * The compact form of @ev, carrying the file's cookies.  Not under the
  * ring's lock: a connection request allocates its CR's object.  Returns
  * false for an event that is not to be delivered (a rejected request).
@@ -446,7 +479,13 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 		kdapl_uring_fill_dto(ring, u, ev);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
+	case DAT_IB_UD_CONNECTION_REQUEST_EVENT:
 		return kdapl_uring_fill_cr(ring, u, x, ev);
+	case DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED:
+	case DAT_IB_UD_CONNECTION_REJECT_EVENT:
+	case DAT_IB_UD_CONNECTION_ERROR_EVENT:
+		kdapl_uring_fill_ud(ring, u, x, ev);
+		break;
 	case DAT_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_CONNECTION_EVENT_PEER_REJECTED:
 	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
@@ -502,12 +541,21 @@ static void kdapl_uring_report_overflow(struct kdapl_uring *ring,
 	kdapl_object_put(&evd->obj);
 }
 
+/* Is @number a connection request, of a connection or a datagram EP? */
+static bool kdapl_uring_is_cr(u32 number)
+{
+	return number == DAT_CONNECTION_REQUEST_EVENT ||
+	       number == DAT_IB_UD_CONNECTION_REQUEST_EVENT;
+}
+
 /* Does @u carry a struct kdapl_uevent_ext? */
 static bool kdapl_uring_has_ext(const struct kdapl_uevent *u)
 {
-	return u->number == DAT_CONNECTION_REQUEST_EVENT ||
+	return kdapl_uring_is_cr(u->number) ||
 	       (u->number >= DAT_CONNECTION_EVENT_ESTABLISHED &&
-		u->number <= DAT_CONNECTION_EVENT_UNREACHABLE);
+		u->number <= DAT_CONNECTION_EVENT_UNREACHABLE) ||
+	       (u->number >= DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED &&
+		u->number <= DAT_IB_UD_CONNECTION_ERROR_EVENT);
 }
 
 /* Is @ev the completion of a request (not of a receive)? */
@@ -520,7 +568,9 @@ static bool kdapl_uring_is_request(const DAT_EVENT *ev)
 		return op != DAT_DTO_RECEIVE;
 	case DAT_IB_DTO_EVENT:
 		return op != (DAT_DTOS)DAT_IB_DTO_RECV_IMMED &&
-		       op != (DAT_DTOS)DAT_IB_DTO_RECV_MSG_IMMED;
+		       op != (DAT_DTOS)DAT_IB_DTO_RECV_MSG_IMMED &&
+		       op != (DAT_DTOS)DAT_IB_DTO_RECV_UD &&
+		       op != (DAT_DTOS)DAT_IB_DTO_RECV_UD_IMMED;
 	default:
 		return false;
 	}
@@ -756,7 +806,7 @@ void kdapl_uring_sink(DAT_PVOID data, const DAT_EVENT *ev, DAT_BOOLEAN more)
 	struct kdapl_uevent_ext x;
 	struct kdapl_uevent u;
 
-	if (ring->crq && ev->event_number == DAT_CONNECTION_REQUEST_EVENT) {
+	if (ring->crq && kdapl_uring_is_cr(ev->event_number)) {
 		kdapl_uring_park_cr(ring, ev);
 		return;
 	}

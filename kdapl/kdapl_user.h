@@ -297,6 +297,10 @@ int kdapl_uconn_cr_reject(struct kdapl_ufile *ufile, void *arg,
 			  DAT_RETURN *status);
 int kdapl_uconn_cr_handoff(struct kdapl_ufile *ufile, void *arg,
 			   DAT_RETURN *status);
+int kdapl_uconn_ud_ah_free(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
+int kdapl_uconn_ud_cm_free(struct kdapl_ufile *ufile, void *arg,
+			   DAT_RETURN *status);
 
 struct kdapl_uobj *kdapl_uobj_alloc(DAT_HANDLE_TYPE type, DAT_HANDLE handle,
 				    u64 cookie);

@@ -221,9 +221,80 @@ static void uring_resize_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, env->ring->ev[i].data[0], (u64)i + 1);
 }
 
+/*
+ * The events of a datagram EP reach a process in compact form: a
+ * resolution's event carries the address handle's id in @new_id, the
+ * extension's type, the peer's queue pair and the resolution's id in
+ * @data, the private data and the peer's address in the extension; a
+ * datagram's receive carries the sender's queue pair in the high half of
+ * data[2].  (The events are made here, as kdapl_ud.c and kdapl_dto.c
+ * make them for a process's EP.)
+ */
+static void uring_ud_events_test(struct kunit *test)
+{
+	struct uring_env *env = uring_env_init(test);
+	DAT_IB_EXTENSION_EVENT_DATA *x;
+	struct sockaddr_in *sin;
+	const u8 pd[4] = { 0, 0, 0, 3 };
+	struct kdapl_uring *dto;
+	struct kdapl_uevent *u;
+	DAT_EVENT ev = {};
+
+	env->ring = kdapl_uring_create(env->ufile, 4, 0x5e, 0,
+				       DAT_EVD_CONNECTION_FLAG);
+	KUNIT_ASSERT_NOT_NULL(test, env->ring);
+	KUNIT_ASSERT_NOT_NULL(test, env->ring->ext);
+	ev.event_number = (DAT_EVENT_NUMBER)
+			  DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED;
+	ev.event_data.connect_event_data.private_data = (void *)pd;
+	ev.event_data.connect_event_data.private_data_size = sizeof(pd);
+	x = (DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	x->type = DAT_IB_UD_REMOTE_AH;
+	x->status = DAT_OP_SUCCESS;
+	x->remote_ah.ah = (struct kdapl_ud_ah *)(uintptr_t)7;
+	x->remote_ah.qpn = 0x123;
+	sin = (struct sockaddr_in *)&x->remote_ah.ia_addr;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(0x0a010203);
+	x->context.as_64 = 9;
+	kdapl_uring_sink(env->ring, &ev, DAT_FALSE);
+	KUNIT_ASSERT_EQ(test, env->ring->tail, 1U);
+	u = &env->ring->ev[0];
+	KUNIT_EXPECT_EQ(test, u->number,
+			(u32)DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, u->status, (u32)DAT_OP_SUCCESS);
+	KUNIT_EXPECT_EQ(test, u->new_id, 7U);
+	KUNIT_EXPECT_EQ(test, u->data[0], (u64)DAT_IB_UD_REMOTE_AH);
+	KUNIT_EXPECT_EQ(test, u->data[1], 0x123ULL);
+	KUNIT_EXPECT_EQ(test, u->data[2], 9ULL);
+	KUNIT_EXPECT_EQ(test, u->length, (u64)sizeof(pd));
+	KUNIT_EXPECT_EQ(test, memcmp(env->ring->ext[0].private_data, pd,
+				     sizeof(pd)), 0);
+	sin = (struct sockaddr_in *)env->ring->ext[0].addr;
+	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
+	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, htonl(0x0a010203));
+
+	dto = kdapl_uring_create(env->ufile, 4, 0x5f, 0, DAT_EVD_DTO_FLAG);
+	KUNIT_ASSERT_NOT_NULL(test, dto);
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = (DAT_EVENT_NUMBER)DAT_IB_DTO_EVENT;
+	ev.event_data.dto_completion_event_data.operation =
+		(DAT_DTOS)DAT_IB_DTO_RECV_UD;
+	ev.event_data.dto_completion_event_data.transfered_length = 56;
+	x->type = DAT_IB_UD_RECV;
+	x->remote_ah.qpn = 0x456;
+	kdapl_uring_sink(dto, &ev, DAT_FALSE);
+	KUNIT_EXPECT_EQ(test, dto->tail, 1U);
+	KUNIT_EXPECT_EQ(test, dto->ev[0].data[1], (u64)DAT_IB_DTO_RECV_UD);
+	KUNIT_EXPECT_EQ(test, dto->ev[0].data[2], 0x456ULL << 32);
+	KUNIT_EXPECT_EQ(test, dto->ev[0].length, 56ULL);
+	kdapl_uring_put(dto);
+}
+
 static struct kunit_case kdapl_uring_test_cases[] = {
 	KUNIT_CASE_PARAM(uring_crq_full_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(uring_resize_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(uring_ud_events_test, kdapl_test_adapter_gen),
 	{}
 };
 

@@ -175,6 +175,7 @@ struct kdapl_ioc_ia_query {
 #define KDAPL_IA_EXT_IMMED_DATA	0x1	/* RDMA Write with immediate data */
 #define KDAPL_IA_EXT_ATOMICS	0x2	/* compare and swap, fetch and add */
 #define KDAPL_IA_EXT_COUNTERS	0x4	/* KDAPL_IOC_COUNTERS (DAT_COUNTERS) */
+#define KDAPL_IA_EXT_UD		0x8	/* datagram EPs (DAT_IB_UD) */
 
 /**
  * struct kdapl_ioc_pz_create - create a protection zone
@@ -1000,7 +1001,7 @@ struct kdapl_ring_head {
  * @private_data: the peer's private data, struct kdapl_uevent.length
  *	bytes of it (connection events and connection requests)
  * @addr: the peer's address, a struct sockaddr_in or sockaddr_in6
- *	(connection requests)
+ *	(connection requests and DAT_IB_UD_CONNECTION_* events)
  */
 struct kdapl_uevent_ext {
 	__u8 private_data[KDAPL_UEVENT_PDATA];
@@ -1023,13 +1024,20 @@ struct kdapl_uevent_ext {
  * @data: per event: DTO events: [0] the EP's cookie, [1] the DAT_DTOS
  *	operation, [2] the rmr_context a receive with invalidate
  *	invalidated; DAT_IB_DTO_EVENT: as DTO events, [1] the DAT_IB_DTOS
- *	operation, [2] the immediate data a receive brought;
- *	connection requests: [0] the connection qualifier,
- *	[1] the peer's port; software events: [0] the pointer; RMR bind
+ *	operation, [2] the immediate data a receive brought in its low
+ *	32 bits and, for a receive of a datagram EP, the sender's queue
+ *	pair in its high 32 bits; connection requests (also
+ *	DAT_IB_UD_CONNECTION_REQUEST_EVENT): [0] the connection qualifier,
+ *	[1] the peer's port; DAT_IB_UD_CONNECTION_* events: [0] the
+ *	DAT_IB_EXT_TYPE, [1] the peer's queue pair, [2] the resolution (for
+ *	KDAPL_IOC_UD_CM_FREE); software events: [0] the pointer; RMR bind
  *	completions: [0] the RMR's cookie
  *
  * An RMR bind completion carries the bind's DAT_RMR_COOKIE in @cookie and
- * its DAT_RMR_BIND_COMPLETION_STATUS in @status.
+ * its DAT_RMR_BIND_COMPLETION_STATUS in @status.  A
+ * DAT_IB_UD_CONNECTION_* event carries the DAT_IB_STATUS in @status, the
+ * address handle's id (0 for none) in @new_id, and the peer's address in
+ * the @addr of its struct kdapl_uevent_ext.
  */
 struct kdapl_uevent {
 	__u32 number;
@@ -1118,12 +1126,18 @@ struct kdapl_post_sge {
  * segment receives the original value, and the operands are a struct
  * kdapl_post_atomic in the place of a second segment (every ring's
  * stride holds two).  Their completions are DAT_IB_DTO_EVENTs.
+ * KDAPL_POST_SEND_UD is a Send of a datagram EP
+ * (DAT_IB_SERVICE_TYPE_UD, dat_ib_post_send_ud()) to the queue pair
+ * @imm_data through the address handle whose id is @remote.context (the
+ * struct kdapl_uevent.new_id of the event that brought it); the rest of
+ * @remote is zero.
  */
 #define KDAPL_POST_SEND_INVALIDATE	0x100
 #define KDAPL_POST_RDMA_READ_TO_RMR	0x101
 #define KDAPL_POST_RDMA_WRITE_IMMED	0x102
 #define KDAPL_POST_CMP_AND_SWAP		0x103
 #define KDAPL_POST_FETCH_AND_ADD	0x104
+#define KDAPL_POST_SEND_UD		0x105
 
 /**
  * struct kdapl_post_atomic - the operands of an atomic post record
@@ -1143,8 +1157,9 @@ struct kdapl_post_atomic {
  *	one of the KDAPL_POST_* operations above
  * @num_segments: local segments in @sge, at most the ring's max_iov
  * @flags: DAT_COMPLETION_FLAGS
- * @imm_data: the immediate data of KDAPL_POST_RDMA_WRITE_IMMED; zero for
- *	the other operations
+ * @imm_data: the immediate data of KDAPL_POST_RDMA_WRITE_IMMED, the
+ *	peer's queue pair of KDAPL_POST_SEND_UD; zero for the other
+ *	operations
  * @cookie: the DTO's user cookie
  * @remote: the remote segment of an RDMA operation
  * @sge: the local segments
@@ -1190,6 +1205,27 @@ struct kdapl_ioc_counters {
 	__u32 capacity;
 	__u32 count;
 	__u64 values;
+};
+
+/**
+ * struct kdapl_ioc_ud_free - free what a datagram EP resolved
+ * @head: see struct kdapl_ioc_head
+ * @ep_id: the EP, of service type DAT_IB_SERVICE_TYPE_UD
+ * @id: KDAPL_IOC_UD_AH_FREE: the address handle, the
+ *	struct kdapl_uevent.new_id of the event that brought it
+ *	(dat_ib_ud_ah_free()); KDAPL_IOC_UD_CM_FREE: the resolution, its
+ *	data[2] (dat_ib_ud_cm_free())
+ *
+ * Fails with DAT_INVALID_HANDLE for an @ep_id that is not an EP of the
+ * file, DAT_NOT_IMPLEMENTED on an IA without KDAPL_IA_EXT_UD,
+ * DAT_INVALID_PARAMETER | DAT_INVALID_ARG1 for an EP that is not a
+ * datagram EP and DAT_INVALID_PARAMETER | DAT_INVALID_ARG2 for an @id
+ * the EP does not have (freed already, or another EP's).
+ */
+struct kdapl_ioc_ud_free {
+	struct kdapl_ioc_head head;
+	__u32 ep_id;
+	__u32 id;
 };
 
 enum kdapl_ioctl_nr {
@@ -1246,6 +1282,8 @@ enum kdapl_ioctl_nr {
 	KDAPL_NR_CSP_FREE = 0x32,
 	KDAPL_NR_EVD_RESIZE = 0x33,
 	KDAPL_NR_COUNTERS = 0x34,
+	KDAPL_NR_UD_AH_FREE = 0x35,
+	KDAPL_NR_UD_CM_FREE = 0x36,
 	KDAPL_NR_MAX
 };
 
@@ -1309,5 +1347,7 @@ enum kdapl_ioctl_nr {
 #define KDAPL_IOC_CSP_FREE	KDAPL_IOC(KDAPL_NR_CSP_FREE)
 #define KDAPL_IOC_EVD_RESIZE	KDAPL_IOC(KDAPL_NR_EVD_RESIZE)
 #define KDAPL_IOC_COUNTERS	KDAPL_IOC(KDAPL_NR_COUNTERS)
+#define KDAPL_IOC_UD_AH_FREE	KDAPL_IOC(KDAPL_NR_UD_AH_FREE)
+#define KDAPL_IOC_UD_CM_FREE	KDAPL_IOC(KDAPL_NR_UD_CM_FREE)
 
 #endif /* _UAPI_RDMA_KDAPL_IOCTL_H */
