@@ -29,10 +29,10 @@
 
 /*
  * The provider-specific attributes at most: the MTU, the extension
- * interface, the three IB extension operations and the counters (see
- * shim_ia.c).
+ * interface, the three IB extension operations, the counters and
+ * datagram EPs (see shim_ia.c).
  */
-#define SHIM_PROV_ATTR_MAX	6
+#define SHIM_PROV_ATTR_MAX	7
 
 /* "kdap": marks a live shim handle; cleared when the handle is freed. */
 #define SHIM_MAGIC	0x6b646170u
@@ -537,6 +537,8 @@ DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE cno, DAT_EVD_HANDLE *evd);
 DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 				  va_list args);
 void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e);
+void shim_ext_ud_event(const struct kdapl_uevent *u,
+		       const struct kdapl_uevent_ext *x, DAT_EVENT *e);
 
 /* shim_counters.c */
 DAT_RETURN shim_counters_query(DAT_HANDLE handle, va_list args);

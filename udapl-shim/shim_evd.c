@@ -157,6 +157,7 @@ static bool shim_evd_convert(struct shim_evd *evd,
 		shim_ext_event(u, e);
 		break;
 	case DAT_CONNECTION_REQUEST_EVENT:
+	case DAT_IB_UD_CONNECTION_REQUEST_EVENT:
 		cr->sp_handle.psp_handle = (DAT_PSP_HANDLE)(uintptr_t)u->cookie;
 		cr->local_ia_address_ptr =
 			(DAT_IA_ADDRESS_PTR)&evd->obj.ia->addr;
@@ -175,6 +176,14 @@ static bool shim_evd_convert(struct shim_evd *evd,
 	case DAT_CONNECTION_EVENT_UNREACHABLE:
 		conn->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->cookie;
 		shim_evd_conn_pdata(u, x, conn);
+		break;
+	case DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED:
+	case DAT_IB_UD_CONNECTION_REJECT_EVENT:
+	case DAT_IB_UD_CONNECTION_ERROR_EVENT:
+		/* A datagram EP's resolution, with the extension's data. */
+		conn->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->cookie;
+		shim_evd_conn_pdata(u, x, conn);
+		shim_ext_ud_event(u, x, e);
 		break;
 	case DAT_SOFTWARE_EVENT:
 		e->event_data.software_event_data.pointer =

@@ -6,14 +6,19 @@
  * DAT_IB_DTO_EVENTs their completions bring.
  *
  * shim_ext_defs, indexed by DAT_IB_OP, says for each operation what
- * posts it and which KDAPL_IA_EXT_* the IA's transport must carry.  An
- * operation without a handler returns DAT_NOT_IMPLEMENTED whatever its
- * handle; one the transport lacks returns it before any argument is
- * read.  The three posts are requests of the EP's post ring, posted
- * through shim_post_wr() with the checks of an RDMA Write; the counter
- * operations take an IA, EP or EVD (shim_counters.c).  DAT_INVALID_ARGn
- * numbers the argument of the dat_ib_post_*() macro (the EP is the
- * first).
+ * performs it and which KDAPL_IA_EXT_* the IA's transport must carry.
+ * An operation without a handler returns DAT_NOT_IMPLEMENTED whatever
+ * its handle; one the transport lacks returns it before any argument is
+ * read.  The posts are requests of the EP's post ring, posted through
+ * shim_post_wr(); the counter operations take an IA, EP or EVD
+ * (shim_counters.c).  DAT_INVALID_ARGn numbers the argument of the
+ * dat_ib_*() macro (the EP is the first).
+ *
+ * A datagram EP's address handles and resolutions are ids the kernel
+ * gives (see Documentation/userapi.rst): DAT_IB_ADDR_HANDLE.ah carries
+ * the address handle's id in the pointer's place, and the DAT_CONTEXT of
+ * a DAT_IB_UD_CONNECTION_* event the resolution's, so that nothing needs
+ * freeing in the library when the EP goes.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -32,15 +37,16 @@ static_assert(sizeof(DAT_IB_EXTENSION_EVENT_DATA) <=
 /**
  * struct shim_ext_def - how the shim performs one DAT_IB_OP
  * @needs: the KDAPL_IA_EXT_* flags the IA's transport must carry
- * @post: reads the operation's arguments and posts it on an EP
+ * @on_ep: reads the operation's arguments and performs it on an EP (a
+ *	post, or the free of what a datagram EP resolved)
  * @call: performs an operation on a handle of another type, which it
  *	checks itself (with @needs)
  *
- * An operation with neither @post nor @call is not implemented.
+ * An operation with neither @on_ep nor @call is not implemented.
  */
 struct shim_ext_def {
 	__u32 needs;
-	DAT_RETURN (*post)(struct shim_ep *ep, va_list args);
+	DAT_RETURN (*on_ep)(struct shim_ep *ep, va_list args);
 	DAT_RETURN (*call)(DAT_HANDLE handle, va_list args);
 };
 
@@ -118,27 +124,92 @@ static DAT_RETURN shim_ext_fetch_add(struct shim_ep *ep, va_list args)
 }
 
 /*
+ * dat_ib_post_send_ud(ep, segments, lbuf, ah_ptr, cookie, flags): a
+ * datagram to the queue pair and address handle @ah_ptr names.  The
+ * kernel checks that the EP has the handle, and the length against the
+ * MTU.
+ */
+static DAT_RETURN shim_ext_send_ud(struct shim_ep *ep, va_list args)
+{
+	struct shim_wr wr = { .op = KDAPL_POST_SEND_UD };
+	const DAT_IB_ADDR_HANDLE *ah;
+	DAT_RMR_TRIPLET remote = { 0 };
+
+	wr.n = va_arg(args, DAT_COUNT);
+	wr.iov = va_arg(args, const DAT_LMR_TRIPLET *);
+	ah = va_arg(args, const DAT_IB_ADDR_HANDLE *);
+	wr.cookie = va_arg(args, DAT_DTO_COOKIE);
+	wr.flags = va_arg(args, unsigned int);
+	if (!ah || !ah->ah || (uintptr_t)ah->ah > UINT32_MAX)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (wr.flags & ~SHIM_POST_FLAGS)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	remote.rmr_context = (uintptr_t)ah->ah;
+	wr.remote = &remote;
+	wr.imm_data = ah->qpn;
+	return shim_post_wr(ep, &wr);
+}
+
+/* Free the address handle or resolution @id of a datagram EP. */
+static DAT_RETURN shim_ext_ud_free(struct shim_ep *ep, unsigned long cmd,
+				   __u64 id)
+{
+	struct kdapl_ioc_ud_free f = { .ep_id = ep->obj.id, .id = id };
+
+	if (id > UINT32_MAX)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return shim_dev_call(ep->obj.ia->fd, cmd, &f, sizeof(f));
+}
+
+/* dat_ib_ud_ah_free(ep, ah_ptr) */
+static DAT_RETURN shim_ext_ud_ah_free(struct shim_ep *ep, va_list args)
+{
+	const DAT_IB_ADDR_HANDLE *ah = va_arg(args, const DAT_IB_ADDR_HANDLE *);
+
+	if (!ah)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	return shim_ext_ud_free(ep, KDAPL_IOC_UD_AH_FREE, (uintptr_t)ah->ah);
+}
+
+/* dat_ib_ud_cm_free(ep, cm) */
+static DAT_RETURN shim_ext_ud_cm_free(struct shim_ep *ep, va_list args)
+{
+	DAT_CONTEXT cm = va_arg(args, DAT_CONTEXT);
+
+	return shim_ext_ud_free(ep, KDAPL_IOC_UD_CM_FREE, cm.as_64);
+}
+
+/*
  * Every operation of the header up to the last before the open and
- * close queries; an entry without @post answers DAT_NOT_IMPLEMENTED
+ * close queries; an entry without @on_ep or @call answers
+ * DAT_NOT_IMPLEMENTED
  * (see Documentation/shim.rst for why each is missing).
  */
 static const struct shim_ext_def shim_ext_defs[] = {
 	[DAT_IB_FETCH_AND_ADD_OP] = {
 		.needs = KDAPL_IA_EXT_ATOMICS,
-		.post = shim_ext_fetch_add,
+		.on_ep = shim_ext_fetch_add,
 	},
 	[DAT_IB_CMP_AND_SWAP_OP] = {
 		.needs = KDAPL_IA_EXT_ATOMICS,
-		.post = shim_ext_cmp_swap,
+		.on_ep = shim_ext_cmp_swap,
 	},
 	[DAT_IB_RDMA_WRITE_IMMED_OP] = {
 		.needs = KDAPL_IA_EXT_IMMED_DATA,
-		.post = shim_ext_write_immed,
+		.on_ep = shim_ext_write_immed,
 	},
-	/* UD endpoints are not implemented yet. */
-	[DAT_IB_UD_SEND_OP] = {},
-	[DAT_IB_UD_CM_FREE_OP] = {},
-	[DAT_IB_UD_AH_FREE_OP] = {},
+	[DAT_IB_UD_SEND_OP] = {
+		.needs = KDAPL_IA_EXT_UD,
+		.on_ep = shim_ext_send_ud,
+	},
+	[DAT_IB_UD_CM_FREE_OP] = {
+		.needs = KDAPL_IA_EXT_UD,
+		.on_ep = shim_ext_ud_cm_free,
+	},
+	[DAT_IB_UD_AH_FREE_OP] = {
+		.needs = KDAPL_IA_EXT_UD,
+		.on_ep = shim_ext_ud_ah_free,
+	},
 	/* The counters of an IA, EP or EVD: shim_counters.c. */
 	[DAT_IB_QUERY_COUNTERS_OP] = { .call = shim_counters_query },
 	[DAT_IB_PRINT_COUNTERS_OP] = { .call = shim_counters_print },
@@ -165,24 +236,26 @@ DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 	def = &shim_ext_defs[op];
 	if (def->call)
 		return def->call(handle, args);
-	if (!def->post)
+	if (!def->on_ep)
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	ep = (struct shim_ep *)shim_obj_get(handle, DAT_HANDLE_TYPE_EP);
 	if (!ep)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if ((ep->obj.ia->ib_extensions & def->needs) != def->needs)
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-	return def->post(ep, args);
+	return def->on_ep(ep, args);
 }
 
 /**
  * shim_ext_event() - the extension data of a DAT_IB_DTO_EVENT
  * @u: the ring's event: data[1] is the DAT_IB_DTOS operation, data[2]
- *	the immediate data a receive brought
+ *	the immediate data a receive brought and, in its high half, the
+ *	queue pair a datagram came from
  * @e: the DAT_EVENT, whose DTO completion data is filled in already
  *
  * Fills the DAT_IB_EXTENSION_EVENT_DATA in @e->event_extension_data: the
- * type of the operation and, for a receive, the immediate data.
+ * type of the operation and, for a receive, the immediate data or the
+ * sender's queue pair.
  */
 void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
 {
@@ -213,9 +286,44 @@ void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
 	case DAT_IB_DTO_CMP_SWAP:
 		x->type = DAT_IB_CMP_AND_SWAP;
 		break;
+	case DAT_IB_DTO_SEND_UD:
+		x->type = DAT_IB_UD_SEND;
+		break;
+	case DAT_IB_DTO_RECV_UD:
+	case DAT_IB_DTO_RECV_UD_IMMED:
+		x->type = DAT_IB_UD_RECV;
+		x->val.immed.data = (__u32)u->data[2];
+		x->remote_ah.qpn = u->data[2] >> 32;
+		break;
 	default:
 		/* An operation this library does not know of. */
 		x->status = DAT_IB_OP_ERR;
 		break;
 	}
+}
+
+/**
+ * shim_ext_ud_event() - the extension data of a DAT_IB_UD_CONNECTION_*
+ *	event
+ * @u: the ring's event: @new_id the address handle's id, data[0] the
+ *	DAT_IB_EXT_TYPE, data[1] the peer's queue pair, data[2] the
+ *	resolution's id
+ * @x: its extension, with the peer's address, or NULL
+ * @e: the DAT_EVENT, whose connection event data is filled in already
+ */
+void shim_ext_ud_event(const struct kdapl_uevent *u,
+		       const struct kdapl_uevent_ext *x, DAT_EVENT *e)
+{
+	DAT_IB_EXTENSION_EVENT_DATA *d =
+		(DAT_IB_EXTENSION_EVENT_DATA *)e->event_extension_data;
+
+	memset(e->event_extension_data, 0, sizeof(e->event_extension_data));
+	d->type = u->data[0];
+	d->status = u->status;
+	d->remote_ah.ah = (struct ibv_ah *)(uintptr_t)u->new_id;
+	d->remote_ah.qpn = u->data[1];
+	if (x)
+		memcpy(&d->remote_ah.ia_addr, x->addr,
+		       sizeof(d->remote_ah.ia_addr));
+	d->context.as_64 = u->data[2];
 }

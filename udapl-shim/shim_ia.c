@@ -7,6 +7,7 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,8 +55,10 @@ static DAT_RETURN shim_ia_open_dev(struct shim_ia *ia, const char *name,
 static void shim_ia_add_attr(struct shim_ia *ia, const char *name,
 			     const char *value)
 {
-	DAT_NAMED_ATTR *a = &ia->prov_attr[ia->num_prov_attr++];
+	DAT_NAMED_ATTR *a;
 
+	assert(ia->num_prov_attr < SHIM_PROV_ATTR_MAX);
+	a = &ia->prov_attr[ia->num_prov_attr++];
 	a->name = name;
 	a->value = value;
 }
@@ -85,6 +88,8 @@ static void shim_ia_set_prov_attr(struct shim_ia *ia, __u32 mtu)
 	}
 	if (ia->ib_extensions & KDAPL_IA_EXT_COUNTERS)
 		shim_ia_add_attr(ia, DAT_IB_ATTR_COUNTERS, "TRUE");
+	if (ia->ib_extensions & KDAPL_IA_EXT_UD)
+		shim_ia_add_attr(ia, DAT_IB_ATTR_UD, "TRUE");
 }
 
 /* The IA's address, which events and queries point to, and its limits. */
