@@ -220,10 +220,41 @@ static const struct shim_ext_def shim_ext_defs[] = {
 };
 
 /*
+ * dat_ib_open_query(name, ia_handle, ia_mask, ia_attr, prov_mask,
+ * prov_attr): libdat2 finds the provider by @name and passes the name in
+ * the handle's place.  The IA is opened as dat_ia_open() would open it,
+ * with an async EVD of its own, and queried; dat_ib_close_query()
+ * closes it.
+ */
+static DAT_RETURN shim_ext_open_query(const char *name, va_list args)
+{
+	DAT_IA_HANDLE *ia = va_arg(args, DAT_IA_HANDLE *);
+	DAT_IA_ATTR_MASK ia_mask = va_arg(args, DAT_IA_ATTR_MASK);
+	DAT_IA_ATTR *ia_attr = va_arg(args, DAT_IA_ATTR *);
+	DAT_PROVIDER_ATTR_MASK prov_mask = va_arg(args, DAT_PROVIDER_ATTR_MASK);
+	DAT_PROVIDER_ATTR *prov_attr = va_arg(args, DAT_PROVIDER_ATTR *);
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_RETURN ret;
+
+	if (!ia)
+		return SHIM_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	ret = shim_ia_open((const DAT_NAME_PTR)name, 1, &async, ia);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	ret = shim_ia_query(*ia, NULL, ia_mask, ia_attr, prov_mask,
+			    prov_attr);
+	if (ret != DAT_SUCCESS) {
+		shim_ia_close(*ia, DAT_CLOSE_ABRUPT_FLAG);
+		*ia = DAT_HANDLE_NULL;
+	}
+	return ret;
+}
+
+/*
  * dat_extension_op(): libdat2 passes an IA handle as the shim's own IA
- * (the counter operations take one), and every other handle as it is.
- * DAT_IB_OPEN_QUERY_OP and DAT_IB_CLOSE_QUERY_OP, beyond the table,
- * are not implemented.
+ * (the counter operations take one), and every other handle as it is;
+ * the open and close queries, beyond the table, take an IA name and the
+ * IA they opened.
  */
 DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 				  va_list args)
@@ -231,6 +262,10 @@ DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 	const struct shim_ext_def *def;
 	struct shim_ep *ep;
 
+	if (op == (DAT_EXTENDED_OP)DAT_IB_OPEN_QUERY_OP)
+		return shim_ext_open_query((const char *)handle, args);
+	if (op == (DAT_EXTENDED_OP)DAT_IB_CLOSE_QUERY_OP)
+		return shim_ia_close(handle, DAT_CLOSE_ABRUPT_FLAG);
 	if (op < 0 || (size_t)op >= SHIM_ARRAY_SIZE(shim_ext_defs))
 		return SHIM_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 	def = &shim_ext_defs[op];
