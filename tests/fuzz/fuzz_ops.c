@@ -255,6 +255,22 @@ static void op_counters(struct fz_thread *t)
 	fz_ioctl(t, KDAPL_NR_COUNTERS, &a);
 }
 
+/*
+ * The frees of what a datagram EP resolved: an EP of the process (of any
+ * service type) or a made-up id, and small ids (those a datagram EP
+ * gives first) or any.
+ */
+static void op_ud_free(struct fz_thread *t)
+{
+	struct kdapl_ioc_ud_free a;
+
+	FZ_ARG(a);
+	a.ep_id = fz_pick(t, FZ_EP);
+	a.id = fz_chance(t, 80) ? fz_below(t, 8) : fz_rand(t);
+	fz_ioctl(t, fz_chance(t, 50) ? KDAPL_NR_UD_AH_FREE :
+				       KDAPL_NR_UD_CM_FREE, &a);
+}
+
 static void op_lmr_create(struct fz_thread *t)
 {
 	struct kdapl_ioc_lmr_create a;
@@ -285,7 +301,9 @@ static void op_lmr_create(struct fz_thread *t)
 /* Endpoint attributes, mostly within what rxe and siw take. */
 static void fz_ep_attr(struct fz_thread *t, struct kdapl_ioc_ep_attr *at)
 {
-	at->service_type = fz_chance(t, 90) ? DAT_SERVICE_TYPE_RC : fz_rand(t);
+	at->service_type = fz_chance(t, 85) ? DAT_SERVICE_TYPE_RC :
+			   fz_chance(t, 70) ? DAT_IB_SERVICE_TYPE_UD :
+			   fz_rand(t);
 	at->qos = fz_chance(t, 90) ? DAT_QOS_BEST_EFFORT : fz_rand(t);
 	at->max_message_size = fz_num(t, 1 << 20);
 	at->max_rdma_size = fz_num(t, 1 << 20);
@@ -709,6 +727,7 @@ const struct fz_op fz_obj_ops[] = {
 	{ "lmr_free", 2, op_lmr_free },
 	{ "lmr_sync", 1, op_lmr_sync },
 	{ "counters", 1, op_counters },
+	{ "ud_free", 1, op_ud_free },
 	{ "ep_create", 6, op_ep_create },
 	{ "ep_free", 2, op_ep_free },
 	{ "ep_reset", 1, op_ep_reset },

@@ -78,7 +78,7 @@ static void fz_record(struct fz_thread *t, struct fz_rec *rec)
 		DAT_DTO_RDMA_WRITE, DAT_DTO_RDMA_READ,
 		KDAPL_POST_SEND_INVALIDATE, KDAPL_POST_RDMA_READ_TO_RMR,
 		KDAPL_POST_RDMA_WRITE_IMMED, KDAPL_POST_CMP_AND_SWAP,
-		KDAPL_POST_FETCH_AND_ADD,
+		KDAPL_POST_FETCH_AND_ADD, KDAPL_POST_SEND_UD,
 	};
 	unsigned int i, n;
 
@@ -90,9 +90,15 @@ static void fz_record(struct fz_thread *t, struct fz_rec *rec)
 	rec->r.flags = fz_chance(t, 85) ? DAT_COMPLETION_DEFAULT_FLAG :
 		fz_rand(t) & 0xff;
 	rec->r.imm_data = rec->r.op == KDAPL_POST_RDMA_WRITE_IMMED ||
+			  rec->r.op == KDAPL_POST_SEND_UD ||
 			  fz_chance(t, 3) ? fz_rand(t) : 0;
 	rec->r.cookie = fz_rand(t);
 	fz_remote_sge(t, &rec->r.remote);
+	/* A datagram names an address handle, mostly one of the first. */
+	if (rec->r.op == KDAPL_POST_SEND_UD && fz_chance(t, 80))
+		rec->r.remote = (struct kdapl_post_sge){
+			.context = fz_below(t, 8),
+		};
 	for (i = 0; i < n; i++)
 		fz_sge(t, &rec->sge[i]);
 }
