@@ -2334,6 +2334,75 @@ out:
 	return 0;
 }
 
+/*
+ * KDAPL_IOC_UD_AH_FREE and KDAPL_IOC_UD_CM_FREE: on a reliable EP
+ * DAT_INVALID_PARAMETER (ARG1) where the IA has datagram EPs (rxe),
+ * DAT_NOT_IMPLEMENTED where it has not (siw); an unknown id on a
+ * datagram EP DAT_INVALID_PARAMETER (ARG2); an id that is no EP of the
+ * file (a PZ's, or another file's EP's) DAT_INVALID_HANDLE; a short
+ * argument the errno of every command (EINVAL).
+ */
+static int test_ud_free(void)
+{
+	static const unsigned long cmds[] = { KDAPL_IOC_UD_AH_FREE,
+					      KDAPL_IOC_UD_CM_FREE };
+	struct kdapl_ioc_ep_create e = { 0 };
+	struct kdapl_ioc_ia_query q = { 0 };
+	struct kdapl_ioc_ud_free u = { 0 };
+	struct side s, o;
+	long rc_ep, want;
+	unsigned int i;
+
+	if (side_open(&s, 0x5100) || side_open(&o, 0x5200))
+		return -1;
+	q.ia_id = s.ia.ia_id;
+	if (CALL(s.fd, IA_QUERY, q) != DAT_SUCCESS)
+		return FAIL("IA_QUERY");
+	want = q.ib_extensions & KDAPL_IA_EXT_UD ?
+	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1) :
+	       ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	e.ia_id = s.ia.ia_id;
+	e.pz_id = s.pz_id;
+	e.connect_evd_id = s.conn_id;
+	e.flags = KDAPL_EP_CREATE_ATTR;
+	e.attr.service_type = DAT_IB_SERVICE_TYPE_UD;
+	e.attr.max_message_size = 512;
+	e.attr.max_recv_dtos = 4;
+	e.attr.max_request_dtos = 4;
+	e.attr.max_recv_iov = 1;
+	e.attr.max_request_iov = 1;
+	rc_ep = CALL(s.fd, EP_CREATE, e);
+	if (rc_ep != (q.ib_extensions & KDAPL_IA_EXT_UD ? DAT_SUCCESS :
+		      ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE)))
+		return FAIL("datagram EP: %#lx", rc_ep);
+	for (i = 0; i < 2; i++) {
+		u.ep_id = s.ep_id;
+		u.id = 1;
+		if (call(s.fd, cmds[i], &u, sizeof(u)) != want)
+			return FAIL("command %u on a reliable EP", i);
+		if (rc_ep == DAT_SUCCESS) {
+			u.ep_id = e.ep_id;
+			if (call(s.fd, cmds[i], &u, sizeof(u)) !=
+			    ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
+				return FAIL("command %u, unknown id", i);
+		}
+		u.ep_id = s.pz_id;
+		if (call(s.fd, cmds[i], &u, sizeof(u)) !=
+		    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP))
+			return FAIL("command %u on a PZ", i);
+		/* The datagram EP's id names nothing in the other file. */
+		u.ep_id = rc_ep == DAT_SUCCESS ? e.ep_id : 0x7fff;
+		if (call(o.fd, cmds[i], &u, sizeof(u)) !=
+		    ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP))
+			return FAIL("command %u on another file's EP", i);
+		if (call(s.fd, cmds[i], &u, sizeof(u) - 4) != -EINVAL)
+			return FAIL("command %u, short argument", i);
+	}
+	close(o.fd);
+	close(s.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -2341,7 +2410,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..24\n");
+	printf("TAP version 13\n1..25\n");
 	tap_run("handshake", test_handshake);
 	tap_run("malformed", test_malformed);
 	tap_run("ia", test_ia);
@@ -2366,5 +2435,6 @@ int main(int argc, char **argv)
 	tap_run("rmr", test_rmr);
 	tap_run("evd_resize", test_evd_resize);
 	tap_run("counters", test_counters);
+	tap_run("ud_free", test_ud_free);
 	return tap_done("kdapl_dev_test");
 }
