@@ -887,7 +887,7 @@ void kdapl_ud_set_mtu(struct kdapl_ep *ep, u32 mtu);
 struct rdma_ah_attr;
 int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 		       struct rdma_ah_attr *attr, u32 qkey,
-		       struct kdapl_ud_ah **ahp);
+		       struct kdapl_ud_ah **ahp, u32 *idp);
 void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep);
 void kdapl_ud_peers_destroy(struct kdapl_ep *ep);
 DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep);

@@ -26,10 +26,10 @@
  *
  * Kernel consumers name address handles and resolutions by their
  * pointers.  A process (an EP whose owner is an open file of /dev/kdapl)
- * names them by ids the EP gives them, which its events carry in the
+ * names them by module-wide ids, which its events carry in the
  * pointers' place (DAT_IB_ADDR_HANDLE.ah, and the DAT_CONTEXT of the
- * resolution): a process never sees a kernel pointer, and an id it makes
- * up finds nothing but what its own EP has.
+ * resolution): a process never sees a kernel pointer, and an id finds
+ * nothing but what the EP it is given to has.
  *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
  * process context only: by dat_ib_ud_ah_free() when no request of the
@@ -45,6 +45,7 @@
  */
 
 #include <linux/list.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -107,35 +108,60 @@ struct kdapl_ud_peer {
  * @ahs: its address handles
  * @dead: address handles the consumer freed while requests were
  *	outstanding, destroyed once the send queue is empty
+ * @gone: resolutions a process freed, whose private data a queued event
+ *	may still point to: the event's copy into the process's ring is
+ *	made later, by the EVD's upcall; freed with the EP
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
- * @last_id: the last id given to an address handle or a resolution
  */
 struct kdapl_ud {
 	struct list_head peers;
 	struct list_head ahs;
 	struct list_head dead;
+	struct list_head gone;
 	u32 mtu;
-	u32 last_id;
 };
-
-/*
- * A new id for an address handle or resolution of @ep; ep->lock held.
- * Ids are never 0; after 2^32 of them one may repeat, which can only
- * confuse the EP's own process.
- */
-static u32 kdapl_ud_new_id(struct kdapl_ep *ep)
-{
-	lockdep_assert_held(&ep->lock);
-	if (!++ep->ud->last_id)
-		++ep->ud->last_id;
-	return ep->ud->last_id;
-}
 
 /* Does @ep name its handles and resolutions by id (a process's EP)? */
 static bool kdapl_ud_by_id(const struct kdapl_ep *ep)
 {
 	return !ep->obj.owner->kernel;
+}
+
+/* Does a handle or resolution of @ep have @id?  ep->lock held. */
+static bool kdapl_ud_id_used(struct kdapl_ep *ep, u32 id)
+{
+	struct list_head *lists[] = { &ep->ud->ahs, &ep->ud->dead };
+	struct kdapl_ud_peer *peer;
+	struct kdapl_ud_ah *ah;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		list_for_each_entry(ah, lists[i], node)
+			if (ah->id == id)
+				return true;
+	list_for_each_entry(peer, &ep->ud->peers, node)
+		if (peer->uid == id)
+			return true;
+	return false;
+}
+
+/*
+ * A new id for an address handle or resolution of @ep: random, so that
+ * a process can neither guess the ids of its own EPs' next handles nor
+ * learn how many others made, never 0, and unique among the EP's
+ * handles and resolutions; one of another EP is refused but by chance
+ * (2^-32).  ep->lock held.
+ */
+static u32 kdapl_ud_new_id(struct kdapl_ep *ep)
+{
+	u32 id;
+
+	lockdep_assert_held(&ep->lock);
+	do {
+		id = get_random_u32();
+	} while (!id || kdapl_ud_id_used(ep, id));
+	return id;
 }
 
 /**
@@ -155,6 +181,7 @@ int kdapl_ud_ep_init(struct kdapl_ep *ep)
 	INIT_LIST_HEAD(&ud->peers);
 	INIT_LIST_HEAD(&ud->ahs);
 	INIT_LIST_HEAD(&ud->dead);
+	INIT_LIST_HEAD(&ud->gone);
 	ep->ud = ud;
 	return 0;
 }
@@ -167,10 +194,14 @@ int kdapl_ud_ep_init(struct kdapl_ep *ep)
  */
 void kdapl_ud_ep_fini(struct kdapl_ep *ep)
 {
+	struct kdapl_ud_peer *peer, *next;
+
 	if (!ep->ud)
 		return;
 	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
 		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead));
+	list_for_each_entry_safe(peer, next, &ep->ud->gone, node)
+		kfree(peer);
 	kfree(ep->ud);
 	ep->ud = NULL;
 }
@@ -198,6 +229,8 @@ void kdapl_ud_set_mtu(struct kdapl_ep *ep, u32 mtu)
  * @attr: the address, as rdma_cm gave it
  * @qkey: the peer's queue key
  * @ahp: the new handle, on the EP's list
+ * @idp: its id, taken under the lock that lists it: a process may free
+ *	it by that id as soon as it is listed
  *
  * Context: process context (an rdma_cm handler), may sleep.
  * Return: 0, or the negative errno of the allocation or of
@@ -205,7 +238,7 @@ void kdapl_ud_set_mtu(struct kdapl_ep *ep, u32 mtu)
  */
 int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 		       struct rdma_ah_attr *attr, u32 qkey,
-		       struct kdapl_ud_ah **ahp)
+		       struct kdapl_ud_ah **ahp, u32 *idp)
 {
 	struct kdapl_ud_ah *ah;
 	unsigned long flags;
@@ -223,6 +256,7 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 	ah->qkey = qkey;
 	spin_lock_irqsave(&ep->lock, flags);
 	ah->id = kdapl_ud_new_id(ep);
+	*idp = ah->id;
 	list_add_tail(&ah->node, &ep->ud->ahs);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	*ahp = ah;
@@ -411,12 +445,14 @@ EXPORT_SYMBOL(dat_ib_ud_ah_free);
 /*
  * Queue the event that ends resolution @peer on its EP's connect EVD:
  * @number, with extension data of @type, the address handle @ah (NULL
- * but on the active side's ESTABLISHED), the peer's queue pair @qpn and
- * address, the peer's private data, and @peer as the context.  ep->lock
- * held; the EVD only queues it.
+ * but on the active side's ESTABLISHED; for a process its id @ah_id,
+ * since the process may have freed @ah already), the peer's queue pair
+ * @qpn and address, the peer's private data, and @peer as the context.
+ * ep->lock held; the EVD only queues it.
  */
 static void kdapl_ud_push(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
-			  DAT_IB_EXT_TYPE type, struct kdapl_ud_ah *ah, u32 qpn)
+			  DAT_IB_EXT_TYPE type, struct kdapl_ud_ah *ah,
+			  u32 ah_id, u32 qpn)
 {
 	struct kdapl_ep *ep = peer->ep;
 	DAT_IB_EXTENSION_EVENT_DATA *x;
@@ -440,8 +476,7 @@ static void kdapl_ud_push(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
 			      DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED ?
 		    DAT_OP_SUCCESS : DAT_IB_OP_ERR;
 	if (kdapl_ud_by_id(ep))
-		x->remote_ah.ah = ah ? (struct kdapl_ud_ah *)(uintptr_t)ah->id :
-				  NULL;
+		x->remote_ah.ah = (struct kdapl_ud_ah *)(uintptr_t)ah_id;
 	else
 		x->remote_ah.ah = ah;
 	x->remote_ah.qpn = qpn;
@@ -466,7 +501,7 @@ static void kdapl_ud_fail(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	if (!peer->done)
-		kdapl_ud_push(peer, number, type, NULL, 0);
+		kdapl_ud_push(peer, number, type, NULL, 0, 0);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
@@ -524,6 +559,7 @@ static void kdapl_ud_resolved(struct kdapl_ud_peer *peer,
 	struct ib_pd *pd = NULL;
 	unsigned long flags;
 	int err = -ENOTCONN;
+	u32 ah_id = 0;
 
 	kdapl_ud_keep_pd(peer, ud);
 	spin_lock_irqsave(&ep->lock, flags);
@@ -531,7 +567,8 @@ static void kdapl_ud_resolved(struct kdapl_ud_peer *peer,
 		pd = ep->pz->pd;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (pd)
-		err = kdapl_ud_ah_create(ep, pd, &ud->ah_attr, ud->qkey, &ah);
+		err = kdapl_ud_ah_create(ep, pd, &ud->ah_attr, ud->qkey, &ah,
+					 &ah_id);
 	if (err) {
 		kdapl_ud_fail(peer, (DAT_EVENT_NUMBER)
 				    DAT_IB_UD_CONNECTION_ERROR_EVENT,
@@ -544,7 +581,7 @@ static void kdapl_ud_resolved(struct kdapl_ud_peer *peer,
 	if (!peer->done)
 		kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
 				    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
-			      DAT_IB_UD_REMOTE_AH, ah, ud->qp_num);
+			      DAT_IB_UD_REMOTE_AH, ah, ah_id, ud->qp_num);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
@@ -628,7 +665,8 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	ret = kdapl_cm_ud_up(ep);
 	if (ret)
 		return ret;
-	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	/* Charged to the process that connects or accepts, if it is one. */
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL_ACCOUNT);
 	if (!peer)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
@@ -775,18 +813,31 @@ DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	list_add_tail(&peer->node, &ep->ud->peers);
 	kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
 			    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
-		      DAT_IB_UD_PASSIVE_REMOTE_AH, NULL, 0);
+		      DAT_IB_UD_PASSIVE_REMOTE_AH, NULL, 0, 0);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rdma_unlock_handler(id);
 	return DAT_SUCCESS;
 }
 
-/* Destroy resolution @peer, off its EP's list.  IA lock held. */
+/*
+ * Destroy resolution @peer, off its EP's list.  A process's is kept until
+ * its EP goes (kdapl_ud.gone): its event, queued on the EVD, may not have
+ * been copied to the process's ring yet.  IA lock held.
+ */
 static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
 {
+	struct kdapl_ep *ep = peer->ep;
+	unsigned long flags;
+
 	/* Waits for a running handler; none runs afterwards. */
 	rdma_destroy_id(peer->id);
-	kfree(peer);
+	if (!kdapl_ud_by_id(ep)) {
+		kfree(peer);
+		return;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&peer->node, &ep->ud->gone);
+	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
 /**
