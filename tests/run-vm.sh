@@ -65,6 +65,7 @@ esac
 [ "$boot" = 1 ] || exit 0
 user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/shim_rmr --bin build/user/shim_ibext
+      --bin build/user/shim_ud
       --bin build/user/shim_unplug --bin build/user/shim_hostile
       --bin build/user/shim_soak --bin build/user/shim_failnth
       --bin build/user/shim_peer

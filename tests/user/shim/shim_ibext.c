@@ -6,9 +6,8 @@
  * On an IA whose provider attributes list an operation (rxe), the
  * operation moves data and its DAT_IB_DTO_EVENTs carry the extension
  * data; on one that does not (siw), the operation answers
- * DAT_NOT_IMPLEMENTED.  Datagram EPs resolve each other and exchange
- * datagrams where the IA lists DAT_IB_UD, and dat_ib_open_query() lists
- * the attributes.  Every DAT_RETURN, event number, operation,
+ * DAT_NOT_IMPLEMENTED; dat_ib_open_query() lists the attributes.
+ * Datagram EPs have their own program, shim_ud.  Every DAT_RETURN, event number, operation,
  * extension type, status, immediate, cookie and length is checked, and
  * the bytes moved.
  *
@@ -17,7 +16,6 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -803,313 +801,6 @@ static int test_bad_args(void)
 	       0 : FAIL("close");
 }
 
-/* ---------------------------------------------------------------------
- * Datagram EPs (DAT_IB_SERVICE_TYPE_UD)
- */
-
-#define UD_QUAL		47410
-#define UD_LEN		100	/* bytes of each datagram */
-#define UD_GRH		40	/* the global route header before them */
-
-/* A datagram EP of side @sd, on its EVDs. */
-static DAT_RETURN ud_ep(struct side *sd, DAT_EP_HANDLE *ep)
-{
-	DAT_EP_ATTR a;
-
-	memset(&a, 0, sizeof(a));
-	a.service_type = (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD;
-	a.max_message_size = 512;
-	a.max_recv_dtos = 8;
-	a.max_request_dtos = 8;
-	a.max_recv_iov = 1;
-	a.max_request_iov = 1;
-	a.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	return dat_ep_create(sd->ia, sd->pz, sd->dto, sd->dto, sd->conn, &a,
-			     ep);
-}
-
-/* The extension data of a datagram EP's connection event. */
-static const DAT_IB_EXTENSION_EVENT_DATA *ud_ext(const DAT_EVENT *ev)
-{
-	return (const DAT_IB_EXTENSION_EVENT_DATA *)ev->event_extension_data;
-}
-
-/*
- * @from's EP @fep resolves @to's EP @tep through a PSP of @to on @qual,
- * with 4 bytes of private data each way: @to's request event must carry
- * @from's, the passive ESTABLISHED no address handle, the active one an
- * address handle, the peer's address and @to's private data (first:
- * rdma_cm hands over the whole private data field of the SIDR reply).
- * The active side's extension data goes to @ah, its context to @cm.
- */
-static int ud_resolve(struct side *from, DAT_EP_HANDLE fep, struct side *to,
-		      DAT_EP_HANDLE tep, DAT_CONN_QUAL qual, DAT_PSP_HANDLE *psp,
-		      DAT_IB_ADDR_HANDLE *ah, DAT_CONTEXT *cm)
-{
-	const DAT_CONNECTION_EVENT_DATA *conn;
-	const struct sockaddr_in *want, *got;
-	const DAT_IB_EXTENSION_EVENT_DATA *x;
-	DAT_UINT32 fpd = htonl(0x1234), tpd = htonl(0x5678);
-	DAT_CR_PARAM crp;
-	DAT_CR_HANDLE cr;
-	DAT_EVENT ev;
-
-	if (dat_psp_create(to->ia, qual, to->cr, DAT_PSP_CONSUMER_FLAG, psp) !=
-	    DAT_SUCCESS ||
-	    dat_ep_connect(fep, to->addr, qual, 5000000, sizeof(fpd), &fpd,
-			   DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG) !=
-	    DAT_SUCCESS)
-		return FAIL("connect");
-	if (wait_event(to->cr, (DAT_EVENT_NUMBER)
-			       DAT_IB_UD_CONNECTION_REQUEST_EVENT, &ev))
-		return -1;
-	cr = ev.event_data.cr_arrival_event_data.cr_handle;
-	if (ev.event_data.cr_arrival_event_data.conn_qual != qual ||
-	    dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp) != DAT_SUCCESS ||
-	    crp.private_data_size < (DAT_COUNT)sizeof(fpd) ||
-	    memcmp(crp.private_data, &fpd, sizeof(fpd)))
-		return FAIL("request: qualifier or private data");
-	if (dat_cr_accept(cr, tep, sizeof(tpd), &tpd) != DAT_SUCCESS)
-		return FAIL("accept");
-	if (wait_event(to->conn, (DAT_EVENT_NUMBER)
-				 DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED, &ev))
-		return -1;
-	x = ud_ext(&ev);
-	if (ev.event_data.connect_event_data.ep_handle != tep ||
-	    x->type != DAT_IB_UD_PASSIVE_REMOTE_AH || x->remote_ah.ah ||
-	    x->status != DAT_OP_SUCCESS || !x->context.as_64)
-		return FAIL("passive: ep %p type %d ah %p status %d",
-			    ev.event_data.connect_event_data.ep_handle,
-			    x->type, (void *)x->remote_ah.ah, x->status);
-	if (wait_event(from->conn, (DAT_EVENT_NUMBER)
-				   DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED, &ev))
-		return -1;
-	conn = &ev.event_data.connect_event_data;
-	x = ud_ext(&ev);
-	want = (const struct sockaddr_in *)to->addr;
-	got = (const struct sockaddr_in *)&x->remote_ah.ia_addr;
-	if (conn->ep_handle != fep || x->type != DAT_IB_UD_REMOTE_AH ||
-	    !x->remote_ah.ah || !x->remote_ah.qpn ||
-	    x->status != DAT_OP_SUCCESS || !x->context.as_64 ||
-	    got->sin_family != AF_INET ||
-	    got->sin_addr.s_addr != want->sin_addr.s_addr ||
-	    conn->private_data_size < (DAT_COUNT)sizeof(tpd) ||
-	    memcmp(conn->private_data, &tpd, sizeof(tpd)))
-		return FAIL("active: ep %p type %d ah %p qpn %#x pd %d",
-			    conn->ep_handle, x->type,
-			    (void *)x->remote_ah.ah, x->remote_ah.qpn,
-			    conn->private_data_size);
-	*ah = x->remote_ah;
-	*cm = x->context;
-	return 0;
-}
-
-/* @ep must be CONNECTED. */
-static int ud_connected(DAT_EP_HANDLE ep)
-{
-	DAT_EP_STATE state;
-
-	if (dat_ep_get_status(ep, &state, NULL, NULL) != DAT_SUCCESS ||
-	    state != DAT_EP_STATE_CONNECTED)
-		return FAIL("EP state %d", state);
-	return 0;
-}
-
-/*
- * @c sends UD_LEN bytes of @cbuf to @ah from @cep; @s, whose EP @sep has
- * a receive at @sbuf posted with cookie 0x11, gets them after the route
- * header, from the queue pair @from_qpn.
- */
-static int ud_datagram(struct side *c, DAT_EP_HANDLE cep, unsigned char *cbuf,
-		       DAT_LMR_CONTEXT cl, DAT_IB_ADDR_HANDLE *ah,
-		       struct side *s, DAT_EP_HANDLE sep, unsigned char *sbuf,
-		       DAT_UINT32 from_qpn)
-{
-	DAT_LMR_TRIPLET iov = { .lmr_context = cl,
-				.virtual_address = (uintptr_t)cbuf,
-				.segment_length = UD_LEN };
-	struct expect sx = { .ep = cep, .cookie = 0x21,
-			     .op = DAT_IB_DTO_SEND_UD, .type = DAT_IB_UD_SEND,
-			     .len = UD_LEN };
-	struct expect rx = { .ep = sep, .cookie = 0x11,
-			     .op = DAT_IB_DTO_RECV_UD, .type = DAT_IB_UD_RECV,
-			     .len = UD_GRH + UD_LEN };
-	DAT_DTO_COOKIE ck = { .as_64 = 0x21 };
-	const DAT_IB_EXTENSION_EVENT_DATA *x;
-	DAT_COUNT nmore;
-	DAT_EVENT ev;
-
-	if (dat_ib_post_send_ud(cep, 1, &iov, ah, ck,
-				DAT_COMPLETION_DEFAULT_FLAG) != DAT_SUCCESS)
-		return FAIL("dat_ib_post_send_ud");
-	if (ib_done(c->dto, &sx))
-		return -1;
-	if (dat_evd_wait(s->dto, 5000000, 1, &ev, &nmore) != DAT_SUCCESS ||
-	    check_event(&ev, &rx))
-		return FAIL("datagram's receive");
-	x = ud_ext(&ev);
-	if (x->remote_ah.qpn != from_qpn)
-		return FAIL("sender's queue pair %#x, expected %#x",
-			    x->remote_ah.qpn, from_qpn);
-	if (memcmp(sbuf + UD_GRH, cbuf, UD_LEN))
-		return FAIL("datagram's bytes");
-	return 0;
-}
-
-/* What is refused on datagram EPs, and on a reliable EP. */
-static int ud_refused(struct side *c, DAT_EP_HANDLE cep, unsigned char *cbuf,
-		      DAT_LMR_CONTEXT cl, DAT_IB_ADDR_HANDLE *ah)
-{
-	DAT_LMR_TRIPLET iov = { .lmr_context = cl,
-				.virtual_address = (uintptr_t)cbuf,
-				.segment_length = UD_LEN };
-	DAT_IB_ADDR_HANDLE bad = *ah;
-	DAT_DTO_COOKIE ck = { .as_64 = 0x22 };
-	DAT_RETURN ret;
-
-	/* Nothing is outstanding: the kernel answers each post at once. */
-	bad.ah = (struct ibv_ah *)(uintptr_t)0x7777;
-	ret = dat_ib_post_send_ud(cep, 1, &iov, &bad, ck, 0);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
-		return FAIL("made-up address handle: %#x", ret);
-	ret = dat_ib_post_send_ud(cep, 1, &iov, NULL, ck, 0);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
-		return FAIL("no address handle: %#x", ret);
-	iov.segment_length = 2000;
-	ret = dat_ib_post_send_ud(cep, 1, &iov, ah, ck, 0);
-	if (ret != ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE))
-		return FAIL("2000 bytes: %#x", ret);
-	iov.segment_length = UD_LEN;
-	ret = dat_ep_post_send(cep, 1, &iov, ck, 0);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1))
-		return FAIL("plain send on a datagram EP: %#x", ret);
-	ret = dat_ib_post_send_ud(c->ep, 1, &iov, ah, ck, 0);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1))
-		return FAIL("datagram on a reliable EP: %#x", ret);
-	ret = dat_ib_ud_ah_free(c->ep, ah);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1))
-		return FAIL("address handle free on a reliable EP: %#x", ret);
-	return 0;
-}
-
-/* Frees, twice: the second finds nothing; a freed handle is refused. */
-static int ud_frees(DAT_EP_HANDLE cep, unsigned char *cbuf, DAT_LMR_CONTEXT cl,
-		    DAT_IB_ADDR_HANDLE *ah, DAT_CONTEXT cm)
-{
-	DAT_LMR_TRIPLET iov = { .lmr_context = cl,
-				.virtual_address = (uintptr_t)cbuf,
-				.segment_length = UD_LEN };
-	DAT_DTO_COOKIE ck = { .as_64 = 0x23 };
-	DAT_RETURN ret;
-
-	ret = dat_ib_ud_ah_free(cep, ah);
-	if (ret != DAT_SUCCESS)
-		return FAIL("dat_ib_ud_ah_free: %#x", ret);
-	ret = dat_ib_ud_ah_free(cep, ah);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
-		return FAIL("second dat_ib_ud_ah_free: %#x", ret);
-	ret = dat_ib_post_send_ud(cep, 1, &iov, ah, ck, 0);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4))
-		return FAIL("freed address handle: %#x", ret);
-	ret = dat_ib_ud_cm_free(cep, cm);
-	if (ret != DAT_SUCCESS)
-		return FAIL("dat_ib_ud_cm_free: %#x", ret);
-	ret = dat_ib_ud_cm_free(cep, cm);
-	if (ret != ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2))
-		return FAIL("second dat_ib_ud_cm_free: %#x", ret);
-	return 0;
-}
-
-/* Where the IA lists no DAT_IB_UD: no datagram EP, no datagram call. */
-static int ud_absent(struct side *s)
-{
-	DAT_IB_ADDR_HANDLE ah = { .ah = NULL };
-	DAT_CONTEXT cm = { .as_64 = 1 };
-	DAT_DTO_COOKIE ck = { .as_64 = 1 };
-	DAT_LMR_TRIPLET l = { 0 };
-	DAT_EP_HANDLE ep;
-	DAT_RETURN ret;
-
-	ret = ud_ep(s, &ep);
-	if (ret != ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE))
-		return FAIL("datagram EP without DAT_IB_UD: %#x", ret);
-	if (dat_ib_post_send_ud(s->ep, 1, &l, &ah, ck, 0) != NOT_IMPL ||
-	    dat_ib_ud_ah_free(s->ep, &ah) != NOT_IMPL ||
-	    dat_ib_ud_cm_free(s->ep, cm) != NOT_IMPL)
-		return FAIL("datagram calls without DAT_IB_UD");
-	return 0;
-}
-
-/*
- * Two datagram EPs of one process resolve each other, each through the
- * other's PSP, send each other a datagram (checked to the byte, with the
- * sender's queue pair), and free what they resolved; what is refused is
- * refused with the exact DAT_RETURN.  The EPs are freed with an address
- * handle and a resolution left, which go with them.
- */
-static int test_ud(void)
-{
-	DAT_IB_ADDR_HANDLE cah, sah;
-	DAT_PSP_HANDLE spsp, cpsp;
-	DAT_LMR_CONTEXT sl, cl;
-	DAT_RMR_CONTEXT sr, cr;
-	DAT_LMR_HANDLE slmr, clmr;
-	DAT_EP_HANDLE sep, cep;
-	DAT_CONTEXT ccm, scm;
-	DAT_PROVIDER_ATTR p;
-	unsigned char *sbuf, *cbuf;
-	struct side s, c;
-	DAT_LMR_TRIPLET iov;
-	DAT_DTO_COOKIE ck;
-	int i, ud;
-
-	if (side_open_dto(&s, 16) || side_open_dto(&c, 16))
-		return -1;
-	if (dat_ia_query(s.ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &p) !=
-	    DAT_SUCCESS)
-		return FAIL("dat_ia_query");
-	ud = prov_flag(&p, DAT_IB_ATTR_UD);
-	if (ud < 0)
-		return FAIL("attribute DAT_IB_UD");
-	if (!ud)
-		return ud_absent(&s) ? -1 : pair_close(&s, &c);
-
-	sbuf = aligned_alloc(4096, 4096);
-	cbuf = aligned_alloc(4096, 4096);
-	if (!sbuf || !cbuf)
-		return FAIL("buffers");
-	memset(sbuf, 0xee, 4096);
-	for (i = 0; i < 4096; i++)
-		cbuf[i] = (unsigned char)(i * 5 + 1);
-	if (make_lmr(&s, sbuf, 4096, &slmr, &sl, &sr) ||
-	    make_lmr(&c, cbuf, 4096, &clmr, &cl, &cr) ||
-	    ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS)
-		return FAIL("datagram EPs");
-	iov.lmr_context = sl;
-	iov.virtual_address = (uintptr_t)sbuf;
-	iov.segment_length = 512;
-	ck.as_64 = 0x11;
-	if (dat_ep_post_recv(sep, 1, &iov, ck, DAT_COMPLETION_DEFAULT_FLAG) !=
-	    DAT_SUCCESS)
-		return FAIL("dat_ep_post_recv");
-	/* Each way: the server then learns the client's queue pair. */
-	if (ud_resolve(&c, cep, &s, sep, UD_QUAL, &spsp, &cah, &ccm) ||
-	    ud_resolve(&s, sep, &c, cep, UD_QUAL + 1, &cpsp, &sah, &scm) ||
-	    ud_connected(sep) || ud_connected(cep))
-		return -1;
-	if (ud_datagram(&c, cep, cbuf, cl, &cah, &s, sep, sbuf, sah.qpn) ||
-	    ud_refused(&c, cep, cbuf, cl, &cah) ||
-	    ud_frees(cep, cbuf, cl, &cah, ccm))
-		return -1;
-	if (dat_ep_free(sep) != DAT_SUCCESS || dat_ep_free(cep) != DAT_SUCCESS)
-		return FAIL("dat_ep_free of datagram EPs");
-	if (pair_close(&s, &c))
-		return -1;
-	free(sbuf);
-	free(cbuf);
-	return 0;
-}
-
 /*
  * dat_ib_open_query() opens the IA for its attributes alone (libdat2
  * hands the provider the name), as dat_ia_query() gives them;
@@ -1153,7 +844,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ia_name = argv[1];
-	printf("TAP version 13\n1..9\n");
+	printf("TAP version 13\n1..8\n");
 	tap_run("ibext_query", test_query);
 	tap_run("ibext_lmr_priv", test_lmr_priv);
 	tap_run("ibext_bad_args", test_bad_args);
@@ -1161,7 +852,6 @@ int main(int argc, char **argv)
 	tap_run("ibext_atomics", test_atomics);
 	tap_run("ibext_atomic_denied", test_atomic_denied);
 	tap_run("ibext_counters", test_counters);
-	tap_run("ibext_ud", test_ud);
 	tap_run("ibext_open_query", test_open_query);
 	return tap_done("shim_ibext");
 }
