@@ -188,6 +188,19 @@ struct shim_lmr {
 };
 
 /**
+ * struct shim_ud_pdata - the private data of a datagram EP's resolution
+ * @next: the EP's next one
+ * @cm: the resolution's id (its DAT_CONTEXT)
+ * @data: the bytes its event pointed the consumer to, valid until
+ *	dat_ib_ud_cm_free() or the EP's free
+ */
+struct shim_ud_pdata {
+	struct shim_ud_pdata *next;
+	__u64 cm;
+	unsigned char data[KDAPL_UEVENT_PDATA];
+};
+
+/**
  * struct shim_ep - an Endpoint and its post ring
  * @obj: handle head
  * @lock: serialises the posts of the EP's threads
@@ -206,6 +219,8 @@ struct shim_lmr {
  * @local_addr: dat_ep_query()'s addresses point here
  * @remote_addr: see @local_addr
  * @pdata: the private data of the EP's last connection event
+ * @ud_pdata: the private data of its resolutions, for a datagram EP
+ *	(under @lock)
  */
 struct shim_ep {
 	struct shim_obj obj;
@@ -225,6 +240,7 @@ struct shim_ep {
 	struct sockaddr_storage local_addr;
 	struct sockaddr_storage remote_addr;
 	unsigned char pdata[KDAPL_UEVENT_PDATA];
+	struct shim_ud_pdata *ud_pdata;
 };
 
 /**
@@ -393,6 +409,7 @@ DAT_RETURN shim_ep_reset(DAT_EP_HANDLE ep);
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE ep);
 
 void shim_post_unmap(struct shim_ep *ep);
+void shim_ep_forget(struct shim_ep *ep);
 DAT_RETURN shim_post_wr(struct shim_ep *ep, const struct shim_wr *wr);
 void shim_cno_forget(struct shim_cno *cno);
 DAT_RETURN shim_ep_post_send(DAT_EP_HANDLE ep, DAT_COUNT n,
@@ -537,8 +554,9 @@ DAT_RETURN shim_cno_trigger(DAT_CNO_HANDLE cno, DAT_EVD_HANDLE *evd);
 DAT_RETURN shim_handle_extendedop(DAT_HANDLE handle, DAT_EXTENDED_OP op,
 				  va_list args);
 void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e);
-void shim_ext_ud_event(const struct kdapl_uevent *u,
+bool shim_ext_ud_event(const struct kdapl_uevent *u,
 		       const struct kdapl_uevent_ext *x, DAT_EVENT *e);
+void shim_ext_ud_forget(struct shim_ep *ep);
 
 /* shim_counters.c */
 DAT_RETURN shim_counters_query(DAT_HANDLE handle, va_list args);

@@ -463,6 +463,17 @@ DAT_RETURN shim_ep_reset(DAT_EP_HANDLE handle)
 	return shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_RESET);
 }
 
+/**
+ * shim_ep_forget() - let go of what the shim keeps for an EP the kernel
+ *	freed: its post ring's mapping and its resolutions' private data
+ * @ep: the EP
+ */
+void shim_ep_forget(struct shim_ep *ep)
+{
+	shim_post_unmap(ep);
+	shim_ext_ud_forget(ep);
+}
+
 DAT_RETURN shim_ep_free(DAT_EP_HANDLE handle)
 {
 	struct shim_ep *ep = shim_ep_get(handle);
@@ -472,7 +483,7 @@ DAT_RETURN shim_ep_free(DAT_EP_HANDLE handle)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	ret = shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_FREE);
 	if (ret == DAT_SUCCESS) {
-		shim_post_unmap(ep);
+		shim_ep_forget(ep);
 		pthread_mutex_destroy(&ep->lock);
 		shim_obj_free(&ep->obj);
 	}

@@ -183,7 +183,8 @@ static bool shim_evd_convert(struct shim_evd *evd,
 		/* A datagram EP's resolution, with the extension's data. */
 		conn->ep_handle = (DAT_EP_HANDLE)(uintptr_t)u->cookie;
 		shim_evd_conn_pdata(u, x, conn);
-		shim_ext_ud_event(u, x, e);
+		if (!shim_ext_ud_event(u, x, e))
+			return false;
 		break;
 	case DAT_SOFTWARE_EVENT:
 		e->event_data.software_event_data.pointer =

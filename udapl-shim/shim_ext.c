@@ -25,6 +25,7 @@
 
 #include <assert.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
@@ -171,12 +172,58 @@ static DAT_RETURN shim_ext_ud_ah_free(struct shim_ep *ep, va_list args)
 	return shim_ext_ud_free(ep, KDAPL_IOC_UD_AH_FREE, (uintptr_t)ah->ah);
 }
 
-/* dat_ib_ud_cm_free(ep, cm) */
+/*
+ * Unlist the private data of resolution @cm of @ep, or every one with
+ * @all; returns what was unlisted, for the caller to free.
+ */
+static struct shim_ud_pdata *shim_ext_ud_unlist(struct shim_ep *ep, __u64 cm,
+						bool all)
+{
+	struct shim_ud_pdata **pp, *p, *out = NULL;
+
+	pthread_mutex_lock(&ep->lock);
+	for (pp = &ep->ud_pdata; (p = *pp);) {
+		if (all || p->cm == cm) {
+			*pp = p->next;
+			p->next = out;
+			out = p;
+		} else {
+			pp = &p->next;
+		}
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return out;
+}
+
+static void shim_ext_ud_pdata_free(struct shim_ud_pdata *p)
+{
+	struct shim_ud_pdata *next;
+
+	for (; p; p = next) {
+		next = p->next;
+		free(p);
+	}
+}
+
+/**
+ * shim_ext_ud_forget() - free what the shim keeps of an EP's resolutions
+ * @ep: the EP, being freed (or its IA closed)
+ */
+void shim_ext_ud_forget(struct shim_ep *ep)
+{
+	shim_ext_ud_pdata_free(shim_ext_ud_unlist(ep, 0, true));
+}
+
+/* dat_ib_ud_cm_free(ep, cm): its private data goes with it. */
 static DAT_RETURN shim_ext_ud_cm_free(struct shim_ep *ep, va_list args)
 {
 	DAT_CONTEXT cm = va_arg(args, DAT_CONTEXT);
+	DAT_RETURN ret;
 
-	return shim_ext_ud_free(ep, KDAPL_IOC_UD_CM_FREE, cm.as_64);
+	ret = shim_ext_ud_free(ep, KDAPL_IOC_UD_CM_FREE, cm.as_64);
+	if (ret == DAT_SUCCESS)
+		shim_ext_ud_pdata_free(shim_ext_ud_unlist(ep, cm.as_64, false));
+	return ret;
 }
 
 /*
@@ -337,6 +384,27 @@ void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
 	}
 }
 
+/*
+ * The private data of a resolution's event, in memory of its own: the
+ * EP's buffer is rewritten by its next event, while DAT keeps a
+ * resolution's until dat_ib_ud_cm_free().  NULL without memory.
+ */
+static const void *shim_ext_ud_keep(struct shim_ep *ep, __u64 cm,
+				    const void *data, size_t len)
+{
+	struct shim_ud_pdata *p = malloc(sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->cm = cm;
+	memcpy(p->data, data, len);
+	pthread_mutex_lock(&ep->lock);
+	p->next = ep->ud_pdata;
+	ep->ud_pdata = p;
+	pthread_mutex_unlock(&ep->lock);
+	return p->data;
+}
+
 /**
  * shim_ext_ud_event() - the extension data of a DAT_IB_UD_CONNECTION_*
  *	event
@@ -345,12 +413,27 @@ void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
  *	resolution's id
  * @x: its extension, with the peer's address, or NULL
  * @e: the DAT_EVENT, whose connection event data is filled in already
+ *	(the private data in the EP's buffer, which this moves to memory
+ *	kept until the resolution is freed)
+ *
+ * Return: false without memory for the private data.
  */
-void shim_ext_ud_event(const struct kdapl_uevent *u,
+bool shim_ext_ud_event(const struct kdapl_uevent *u,
 		       const struct kdapl_uevent_ext *x, DAT_EVENT *e)
 {
 	DAT_IB_EXTENSION_EVENT_DATA *d =
 		(DAT_IB_EXTENSION_EVENT_DATA *)e->event_extension_data;
+	DAT_CONNECTION_EVENT_DATA *conn = &e->event_data.connect_event_data;
+	const void *pd;
+
+	if (conn->private_data_size) {
+		pd = shim_ext_ud_keep((struct shim_ep *)conn->ep_handle,
+				      u->data[2], conn->private_data,
+				      conn->private_data_size);
+		if (!pd)
+			return false;
+		conn->private_data = (DAT_PVOID)pd;
+	}
 
 	memset(e->event_extension_data, 0, sizeof(e->event_extension_data));
 	d->type = u->data[0];
@@ -361,4 +444,5 @@ void shim_ext_ud_event(const struct kdapl_uevent *u,
 		memcpy(&d->remote_ah.ia_addr, x->addr,
 		       sizeof(d->remote_ah.ia_addr));
 	d->context.as_64 = u->data[2];
+	return true;
 }

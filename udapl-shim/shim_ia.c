@@ -310,7 +310,7 @@ static void shim_ia_forget(struct shim_ia *ia)
 		if (obj->type == DAT_HANDLE_TYPE_EVD)
 			shim_evd_forget((struct shim_evd *)obj);
 		else if (obj->type == DAT_HANDLE_TYPE_EP)
-			shim_post_unmap((struct shim_ep *)obj);
+			shim_ep_forget((struct shim_ep *)obj);
 		else if (obj->type == DAT_HANDLE_TYPE_CNO)
 			shim_cno_forget((struct shim_cno *)obj);
 		obj->magic = 0;

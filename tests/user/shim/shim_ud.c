@@ -1044,6 +1044,55 @@ static int test_free_all(void)
 	return 0;
 }
 
+/*
+ * The private data of a resolution's event stays valid until the
+ * resolution is freed, whatever events come after it: one EP resolves
+ * the same PSP twice, answered with different private data, and the
+ * first event's bytes are read again after the second is dequeued.
+ */
+static int test_pdata_kept(void)
+{
+	DAT_UINT32 apd[2] = { htonl(0xa11ce001), htonl(0xa11ce002) };
+	DAT_UINT32 seen[2];
+	const DAT_CONNECTION_EVENT_DATA *conn[2];
+	DAT_EP_HANDLE sep, cep;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev[2];
+	struct side s, c;
+	int i;
+
+	if (side_open_dto(&s, 16) || side_open_dto(&c, 16))
+		return -1;
+	if (ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS)
+		return FAIL("datagram EPs");
+	if (dat_psp_create(s.ia, QUAL, s.cr, DAT_PSP_CONSUMER_FLAG, &psp) !=
+	    DAT_SUCCESS)
+		return FAIL("dat_psp_create");
+	for (i = 0; i < 2; i++)
+		if (ud_request(cep, &s, QUAL, psp, htonl(0xc11e0010 + i), &cr) ||
+		    ud_accept(&s, cr, sep, apd[i], NULL))
+			return -1;
+	for (i = 0; i < 2; i++) {
+		if (wait_ev(c.conn, 5000000, EV_ESTABLISHED, &ev[i]))
+			return -1;
+		conn[i] = &ev[i].event_data.connect_event_data;
+		if (conn[i]->private_data_size < (DAT_COUNT)sizeof(seen[i]))
+			return FAIL("event %d: %d bytes of private data", i,
+				    conn[i]->private_data_size);
+		memcpy(&seen[i], conn[i]->private_data, sizeof(seen[i]));
+	}
+	if (!((seen[0] == apd[0] && seen[1] == apd[1]) ||
+	      (seen[0] == apd[1] && seen[1] == apd[0])))
+		return FAIL("private data %#x %#x", ntohl(seen[0]),
+			    ntohl(seen[1]));
+	if (memcmp(conn[0]->private_data, &seen[0], sizeof(seen[0])))
+		return FAIL("the first event's private data was overwritten");
+	if (dat_ep_free(cep) != DAT_SUCCESS || dat_ep_free(sep) != DAT_SUCCESS)
+		return FAIL("dat_ep_free");
+	return pair_close(&s, &c);
+}
+
 int main(int argc, char **argv)
 {
 	DAT_EVD_HANDLE async;
@@ -1086,12 +1135,13 @@ int main(int argc, char **argv)
 		tap_run("ud_absent", test_absent);
 		return tap_done("shim_ud");
 	}
-	printf("1..6\n");
+	printf("1..7\n");
 	tap_run("ud_create", test_create);
 	tap_run("ud_reject", test_reject);
 	tap_run("ud_unanswered", test_unanswered);
 	tap_run("ud_peers", test_peers);
 	tap_run("ud_disconnect", test_disconnect);
+	tap_run("ud_pdata_kept", test_pdata_kept);
 	tap_run("ud_free_all", test_free_all);
 	return tap_done("shim_ud");
 }
