@@ -10,8 +10,9 @@
 #   dapltest -T L  every limit subtest, each on its own (-m 100 -w 1)
 #   dtestcm        100 and 1000 connections (bursts of 100), polling and
 #                  waiting (-w)
-#   dtestx         RDMA Write with immediate data and atomics, and
-#                  with -p the counters
+#   dtestx         RDMA Write with immediate data and atomics, with -p
+#                  the counters, and with -u -m datagrams between
+#                  several EPs
 #   dtestsrq       shared receive queues
 #
 # A row passes when every process exits 0 and the tool reports no
@@ -96,6 +97,12 @@ matrix() {
 	_x=$?
 	[ "$_x" = 2 ] && _x=n/a
 	row "dtestx -p" "$_col" "$_x" /tmp/pair-c.log
+	# Datagrams between several EPs of each side (the tools case runs
+	# the single-EP test).
+	dtestx_ud_run "$_ia" "$_addr" "$_col" -m
+	_x=$?
+	[ "$_x" = 2 ] && _x=n/a
+	row "dtestx -u -m" "$_col" "$_x" /tmp/pair-c.log
 	tool_pair "$_ia" "$_addr" dtestsrq --
 	row "dtestsrq" "$_col" $? /tmp/pair-c.log
 }

@@ -143,6 +143,10 @@ tools() {
 	result "dtestx" "$_col" $?
 	dtestx_run "$_ia" "$_addr" "$_col" -p
 	result "dtestx -p" "$_col" $?
+	dtestx_ud_run "$_ia" "$_addr" "$_col"
+	result "dtestx -u" "$_col" $?
+	dtestx_query "$_ia"
+	result "dtestx -q" "$_col" $?
 	# shellcheck disable=SC2086 # a list of options
 	timeout 600 $LB dapltest -T S -D "$_ia" $SERVER_OPTS \
 		>/tmp/dapltest-s.log 2>&1 &

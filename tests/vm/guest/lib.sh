@@ -283,6 +283,37 @@ dtestx_run() {
 	return 1
 }
 
+# dtestx_ud_run IA ADDR COLUMN [OPTION]: dtestx's unreliable datagram
+# test (-u, with OPTION such as -m for an EP of the server per client EP):
+# the server learns the client's address through the tool's own socket,
+# then each side resolves the other and sends it datagrams; both must
+# report the UD test passed.  siw, whose IA claims no extension, is n/a
+# as for dtestx_run (returns 2).
+dtestx_ud_run() {
+	# shellcheck disable=SC2086 # no option or one
+	tool_pair "$1" "$2" dtestx -u $4 -- -c -u $4
+	_p=$?
+	if [ "$3" = "kdapl siw" ] && [ "$_p" != 0 ] &&
+		grep -q "IB extension not supported" /tmp/pair-c.log; then
+		return 2
+	fi
+	[ "$_p" = 0 ] &&
+		[ "$(grep -c "UD test PASSED" /tmp/pair-c.log)" -ge 2 ] &&
+		return 0
+	show /tmp/pair-c.log
+	return 1
+}
+
+# dtestx_query IA: dtestx -q, the fast query of extension version 209
+# (dat_ib_open_query()), must list the IA's provider attributes.
+dtestx_query() {
+	timeout 60 dtestx -q -P "$1" >/tmp/dtestx-q.log 2>&1 &&
+		grep -q "Open_Query: $1 num_attrs" /tmp/dtestx-q.log &&
+		return 0
+	show /tmp/dtestx-q.log
+	return 1
+}
+
 # conn_trace_start: record kdapl's connection tracepoints (kdapl_cm_event,
 # kdapl_conn_event) from now on, if tracefs can; conn_trace_report
 # prints, after a failed run, what they say went wrong: the counts of
