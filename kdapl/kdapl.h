@@ -653,6 +653,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 			    const DAT_UPCALL_OBJECT *upcall,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
+bool kdapl_evd_drained(struct kdapl_evd *evd);
 int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev);
 void kdapl_evd_si_finish(struct kdapl_evd *evd);
 

@@ -497,6 +497,28 @@ bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 }
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
 
+/**
+ * kdapl_evd_drained() - have the EVD's events all reached its upcall?
+ * @evd: an EVD whose events go to an upcall (a file's sink)
+ *
+ * True when no event is queued and no upcall is running: every event
+ * posted before the call has been handed over, and whatever it pointed
+ * to may go.
+ *
+ * Context: any context.
+ */
+bool kdapl_evd_drained(struct kdapl_evd *evd)
+{
+	unsigned long flags;
+	bool drained;
+
+	flags = kdapl_evd_lock(evd);
+	drained = !evd->count && !evd->upcalls_running;
+	kdapl_evd_unlock(evd, flags);
+	return drained;
+}
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_drained);
+
 /* ---------------------------------------------------------------------
  * Creation and freeing
  */

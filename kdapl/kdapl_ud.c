@@ -110,7 +110,8 @@ struct kdapl_ud_peer {
  *	outstanding, destroyed once the send queue is empty
  * @gone: resolutions a process freed, whose private data a queued event
  *	may still point to: the event's copy into the process's ring is
- *	made later, by the EVD's upcall; freed with the EP
+ *	made later, by the EVD's upcall; freed once the connect EVD has
+ *	handed over every event (kdapl_ud_reclaim()), or with the EP
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
  */
@@ -653,6 +654,31 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 }
 
 /*
+ * Free the resolutions a process freed, once the EP's connect EVD has
+ * handed every event queued so far to its sink: none points to them any
+ * more.  IA lock held (the EVD stays the EP's).
+ */
+static void kdapl_ud_reclaim(struct kdapl_ep *ep)
+{
+	struct kdapl_ud_peer *peer, *next;
+	struct kdapl_evd *evd;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	lockdep_assert_held(&ep->obj.ia->lock);
+	spin_lock_irqsave(&ep->lock, flags);
+	evd = ep->connect_evd;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (evd && !kdapl_evd_drained(evd))
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_init(&ep->ud->gone, &list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(peer, next, &list, node)
+		kfree(peer);
+}
+
+/*
  * A new resolution of @ep, whose queue pair is brought up first if it is
  * not.  IA lock held.
  */
@@ -665,6 +691,7 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	ret = kdapl_cm_ud_up(ep);
 	if (ret)
 		return ret;
+	kdapl_ud_reclaim(ep);
 	/* Charged to the process that connects or accepts, if it is one. */
 	peer = kzalloc(sizeof(*peer), GFP_KERNEL_ACCOUNT);
 	if (!peer)
@@ -820,9 +847,9 @@ DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 }
 
 /*
- * Destroy resolution @peer, off its EP's list.  A process's is kept until
- * its EP goes (kdapl_ud.gone): its event, queued on the EVD, may not have
- * been copied to the process's ring yet.  IA lock held.
+ * Destroy resolution @peer, off its EP's list.  A process's waits on
+ * kdapl_ud.gone until its event, queued on the EVD, has been copied to
+ * the process's ring.  IA lock held.
  */
 static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
 {
@@ -895,10 +922,12 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		}
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (peer)
+	if (peer) {
 		kdapl_ud_peer_destroy(peer);
-	else
+		kdapl_ud_reclaim(ep);
+	} else {
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	}
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);
 	return ret;
