@@ -26,10 +26,10 @@
  *
  * Kernel consumers name address handles and resolutions by their
  * pointers.  A process (an EP whose owner is an open file of /dev/kdapl)
- * names them by module-wide ids, which its events carry in the
- * pointers' place (DAT_IB_ADDR_HANDLE.ah, and the DAT_CONTEXT of the
- * resolution): a process never sees a kernel pointer, and an id finds
- * nothing but what the EP it is given to has.
+ * names them by random ids, unique among the EP's, which its events
+ * carry in the pointers' place (DAT_IB_ADDR_HANDLE.ah, and the
+ * DAT_CONTEXT of the resolution): a process never sees a kernel pointer,
+ * and an id finds nothing but what the EP it is given to has.
  *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
  * process context only: by dat_ib_ud_ah_free() when no request of the
@@ -476,18 +476,17 @@ static void kdapl_ud_push(struct kdapl_ud_peer *peer, DAT_EVENT_NUMBER number,
 	x->status = number == (DAT_EVENT_NUMBER)
 			      DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED ?
 		    DAT_OP_SUCCESS : DAT_IB_OP_ERR;
-	if (kdapl_ud_by_id(ep))
+	if (kdapl_ud_by_id(ep)) {
 		x->remote_ah.ah = (struct kdapl_ud_ah *)(uintptr_t)ah_id;
-	else
+		x->context.as_64 = peer->uid;
+	} else {
 		x->remote_ah.ah = ah;
+		x->context.as_ptr = peer;
+	}
 	x->remote_ah.qpn = qpn;
 	/* An IPv4 address fits in the IPv6 one's place, as in uDAT. */
 	memcpy(&x->remote_ah.ia_addr, &peer->remote,
 	       sizeof(x->remote_ah.ia_addr));
-	if (kdapl_ud_by_id(ep))
-		x->context.as_64 = peer->uid;
-	else
-		x->context.as_ptr = peer;
 	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
 	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
 	kdapl_evd_post(ep->connect_evd, &event);
@@ -656,23 +655,19 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 /*
  * Free the resolutions a process freed, once the EP's connect EVD has
  * handed every event queued so far to its sink: none points to them any
- * more.  IA lock held (the EVD stays the EP's).
+ * more.  IA lock held (the EVD stays the EP's); evd->lock nests inside
+ * ep->lock, as when kdapl_ud_push() posts.
  */
 static void kdapl_ud_reclaim(struct kdapl_ep *ep)
 {
 	struct kdapl_ud_peer *peer, *next;
-	struct kdapl_evd *evd;
 	unsigned long flags;
 	LIST_HEAD(list);
 
 	lockdep_assert_held(&ep->obj.ia->lock);
 	spin_lock_irqsave(&ep->lock, flags);
-	evd = ep->connect_evd;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (evd && !kdapl_evd_drained(evd))
-		return;
-	spin_lock_irqsave(&ep->lock, flags);
-	list_splice_init(&ep->ud->gone, &list);
+	if (!ep->connect_evd || kdapl_evd_drained(ep->connect_evd))
+		list_splice_init(&ep->ud->gone, &list);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(peer, next, &list, node)
 		kfree(peer);

@@ -434,20 +434,16 @@ static bool kdapl_uring_fill_cr(struct kdapl_uring *ring,
 }
 
 /*
- * A DAT_IB_UD_CONNECTION_* event of a datagram EP of the file, whose
- * address handle and resolution are ids already (kdapl_ud.c).
+ * What a DAT_IB_UD_CONNECTION_* event of a datagram EP of the file adds
+ * to a connection event's: its address handle and resolution, ids
+ * already (kdapl_ud.c), the peer's queue pair and address.
  */
-static void kdapl_uring_fill_ud(struct kdapl_uring *ring,
-				struct kdapl_uevent *u,
+static void kdapl_uring_fill_ud(struct kdapl_uevent *u,
 				struct kdapl_uevent_ext *x, const DAT_EVENT *ev)
 {
-	const DAT_CONNECTION_EVENT_DATA *conn = &ev->event_data.connect_event_data;
 	const DAT_IB_EXTENSION_EVENT_DATA *ext =
 		(const void *)ev->event_extension_data;
 
-	u->cookie = kdapl_uring_cookie(ring, conn->ep_handle);
-	kdapl_uring_fill_pdata(u, x, conn->private_data,
-			       conn->private_data_size);
 	u->status = ext->status;
 	u->new_id = (uintptr_t)ext->remote_ah.ah;
 	u->data[0] = ext->type;
@@ -484,8 +480,8 @@ static bool kdapl_uring_fill(struct kdapl_uring *ring, struct kdapl_uevent *u,
 	case DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_IB_UD_CONNECTION_REJECT_EVENT:
 	case DAT_IB_UD_CONNECTION_ERROR_EVENT:
-		kdapl_uring_fill_ud(ring, u, x, ev);
-		break;
+		kdapl_uring_fill_ud(u, x, ev);
+		fallthrough;
 	case DAT_CONNECTION_EVENT_ESTABLISHED:
 	case DAT_CONNECTION_EVENT_PEER_REJECTED:
 	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
