@@ -615,6 +615,8 @@ struct kdapl_pz {
  * @recv_streams: EP receive streams feeding the EVD
  * @request_streams: EP request streams feeding the EVD
  * @counters: the DAT_COUNTERS of the EVD, by DAT_EVD_COUNTERS
+ * @gone: memory that queued events may point to, freed once none is
+ *	queued and no upcall runs (kdapl_evd_defer_free()); @lock
  */
 struct kdapl_evd {
 	struct kdapl_object obj;
@@ -640,6 +642,23 @@ struct kdapl_evd {
 	unsigned int recv_streams;
 	unsigned int request_streams;
 	atomic64_t counters[DCNT_EVD_ALL_COUNTERS];
+	struct list_head gone;
+};
+
+/**
+ * struct kdapl_evd_gone - memory that events on an EVD may point to
+ * @node: in the EVD's gone list
+ * @free: frees the memory; called in any context, no kdapl lock held
+ *
+ * A connection event carries a pointer to its private data, kept by the
+ * connection that made the event.  An upcall reads it when it is handed
+ * the event, which may be after the EP was reset or freed: the EVD's
+ * kick work copies it to a file's event ring then.  Such memory is handed
+ * to the EVD instead of being freed (kdapl_evd_defer_free()).
+ */
+struct kdapl_evd_gone {
+	struct list_head node;
+	void (*free)(struct kdapl_evd_gone *gone);
 };
 
 /* Which EP completion stream feeds an EVD. */
@@ -653,7 +672,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 			    const DAT_UPCALL_OBJECT *upcall,
 			    DAT_EVD_FLAGS flags, struct kdapl_evd **evdp);
 bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event);
-bool kdapl_evd_drained(struct kdapl_evd *evd);
+void kdapl_evd_defer_free(struct kdapl_evd *evd, struct kdapl_evd_gone *gone);
 int kdapl_evd_deliver_slow(struct kdapl_evd *evd, DAT_EVENT *ev);
 void kdapl_evd_si_finish(struct kdapl_evd *evd);
 

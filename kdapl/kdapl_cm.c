@@ -113,6 +113,9 @@
  * @param_pd: the consumer's private data for the request or the reply
  * @port_sock: the socket that reserves the local port of an active
  *	connection on soft iWARP (kdapl_port.c), or NULL
+ * @pd_evd: the connect EVD an event with @pd went to, held from the
+ *	EP's release of the conn: @pd is freed through it
+ * @gone: the conn's memory, for kdapl_evd_defer_free()
  */
 struct kdapl_conn {
 	struct kdapl_cm_ctx ctx;
@@ -152,6 +155,8 @@ struct kdapl_conn {
 	struct rdma_conn_param param;
 	u8 param_pd[U8_MAX];
 	struct socket *port_sock;
+	struct kdapl_evd *pd_evd;
+	struct kdapl_evd_gone gone;
 };
 
 static u64 kdapl_cm_trace_handle(struct kdapl_ep *ep)
@@ -181,13 +186,29 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_cm_private_data_max);
  * Lifetime
  */
 
+static void kdapl_conn_free(struct kdapl_evd_gone *gone)
+{
+	kfree(container_of(gone, struct kdapl_conn, gone));
+}
+
+/*
+ * The last reference: the conn's memory goes, once the events that point
+ * to its private data are past their EVD's upcalls.
+ */
 static void kdapl_conn_release(struct kref *ref)
 {
 	struct kdapl_conn *conn = container_of(ref, struct kdapl_conn, ref);
+	struct kdapl_evd *evd = conn->pd_evd;
 
 	WARN_ON_ONCE(!conn->torn);
 	kdapl_object_put(&conn->ep->obj);
-	kfree(conn);
+	conn->gone.free = kdapl_conn_free;
+	if (!evd) {
+		kdapl_conn_free(&conn->gone);
+		return;
+	}
+	kdapl_evd_defer_free(evd, &conn->gone);
+	kdapl_object_put(&evd->obj);
 }
 
 static void kdapl_conn_put(struct kdapl_conn *conn)
@@ -2353,8 +2374,14 @@ static void kdapl_cm_ep_release(struct kdapl_ep *ep)
 	lockdep_assert_held(&ep->obj.ia->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	conn = ep->conn;
-	if (conn)
+	if (conn) {
+		/* No event is pushed from now on. */
 		conn->dying = true;
+		if (conn->pd_size && ep->connect_evd) {
+			conn->pd_evd = ep->connect_evd;
+			kref_get(&conn->pd_evd->obj.ref);
+		}
+	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!conn)
 		return;

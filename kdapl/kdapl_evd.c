@@ -249,6 +249,24 @@ static bool kdapl_evd_idle(struct kdapl_evd *evd)
 }
 
 /*
+ * Move the EVD's gone memory to @list if no queued event or running
+ * upcall can point to it any more.  evd->lock held.
+ */
+static void kdapl_evd_take_gone(struct kdapl_evd *evd, struct list_head *list)
+{
+	if (!evd->count && !evd->upcalls_running)
+		list_splice_init(&evd->gone, list);
+}
+
+static void kdapl_evd_free_gone(struct list_head *list)
+{
+	struct kdapl_evd_gone *gone, *next;
+
+	list_for_each_entry_safe(gone, next, list, node)
+		gone->free(gone);
+}
+
+/*
  * Hand the queued events, oldest first, and then @pending (an event not
  * in the ring, or NULL) to the upcall one at a time, for as long as
  * upcalls stay enabled.  Called with evd->lock held, taken with
@@ -272,6 +290,7 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	DAT_UPCALL_OBJECT upcall;
 	const DAT_EVENT *next;
 	bool report = false;
+	LIST_HEAD(gone);
 	bool more;
 	int ret = 0;
 
@@ -302,7 +321,9 @@ static int kdapl_evd_run_upcalls(struct kdapl_evd *evd,
 	 */
 	if (!--evd->upcalls_running && waitqueue_active(&evd->upcall_done))
 		wake_up_all(&evd->upcall_done);
+	kdapl_evd_take_gone(evd, &gone);
 	kdapl_evd_unlock(evd, flags);
+	kdapl_evd_free_gone(&gone);
 	if (report)
 		kdapl_evd_report_overflow(evd);
 	return ret;
@@ -498,26 +519,30 @@ bool kdapl_evd_post(struct kdapl_evd *evd, const DAT_EVENT *event)
 EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
 
 /**
- * kdapl_evd_drained() - have the EVD's events all reached its upcall?
- * @evd: an EVD whose events go to an upcall (a file's sink)
+ * kdapl_evd_defer_free() - free memory once the EVD's events are past it
+ * @evd: the EVD that events pointing to the memory were posted on
+ * @gone: the memory's entry, with its free function
  *
- * True when no event is queued and no upcall is running: every event
- * posted before the call has been handed over, and whatever it pointed
- * to may go.
+ * @gone->free runs now if no event is queued on @evd and no upcall of it
+ * runs; otherwise once that holds, from the last upcall or the dequeue
+ * that empties the EVD, or when the EVD's memory is freed.  Events
+ * queued before this call are then all handed over or dropped.
  *
- * Context: any context.
+ * Context: any context; takes evd->lock.  @gone->free may run before
+ * this returns.
  */
-bool kdapl_evd_drained(struct kdapl_evd *evd)
+void kdapl_evd_defer_free(struct kdapl_evd *evd, struct kdapl_evd_gone *gone)
 {
 	unsigned long flags;
-	bool drained;
+	LIST_HEAD(list);
 
 	flags = kdapl_evd_lock(evd);
-	drained = !evd->count && !evd->upcalls_running;
+	list_add_tail(&gone->node, &evd->gone);
+	kdapl_evd_take_gone(evd, &list);
 	kdapl_evd_unlock(evd, flags);
-	return drained;
+	kdapl_evd_free_gone(&list);
 }
-EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_drained);
+EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_defer_free);
 
 /* ---------------------------------------------------------------------
  * Creation and freeing
@@ -632,6 +657,7 @@ DAT_RETURN kdapl_evd_create(struct kdapl_ia *ia, DAT_COUNT qlen,
 	init_waitqueue_head(&evd->upcall_done);
 	INIT_WORK(&evd->kick, kdapl_evd_kick_work);
 	INIT_LIST_HEAD(&evd->xcqs);
+	INIT_LIST_HEAD(&evd->gone);
 	evd->policy = policy;
 	if (upcall)
 		evd->upcall = *upcall;
@@ -724,6 +750,8 @@ static void kdapl_evd_release(struct kdapl_object *obj)
 
 	/* Freed by kdapl_evd_destroy() unless it never ran. */
 	kvfree(evd->ring);
+	/* No upcall runs: the CQ is gone, the kick work held a reference. */
+	kdapl_evd_free_gone(&evd->gone);
 	kfree_rcu(evd, obj.rcu);
 }
 
@@ -981,6 +1009,7 @@ DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
 {
 	struct kdapl_evd *evd;
 	unsigned long flags;
+	LIST_HEAD(gone);
 	DAT_RETURN ret;
 
 	if (!event)
@@ -993,7 +1022,9 @@ DAT_RETURN kdapl_evd_dequeue(struct kdapl_owner *owner,
 		kdapl_evd_pop(evd, event);
 	else
 		ret = dat_error(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	kdapl_evd_take_gone(evd, &gone);
 	kdapl_evd_unlock(evd, flags);
+	kdapl_evd_free_gone(&gone);
 	kdapl_evd_count(evd, DCNT_EVD_DEQUEUE);
 	kdapl_evd_count(evd, ret ? DCNT_EVD_DEQUEUE_NOT_FOUND :
 				   DCNT_EVD_DEQUEUE_FOUND);

@@ -87,6 +87,7 @@ struct kdapl_ud_ah {
  * @pd_size: bytes of @pd
  * @pd: the private data of the peer's answer, which the event gives
  *	until dat_ib_ud_cm_free()
+ * @gone: its memory, for kdapl_evd_defer_free()
  */
 struct kdapl_ud_peer {
 	struct kdapl_cm_ctx ctx;
@@ -100,6 +101,7 @@ struct kdapl_ud_peer {
 	u8 param_pd[KDAPL_UD_PRIVATE_DATA];
 	u8 pd_size;
 	u8 pd[IB_CM_SIDR_REP_PRIVATE_DATA_SIZE];
+	struct kdapl_evd_gone gone;
 };
 
 /**
@@ -108,10 +110,6 @@ struct kdapl_ud_peer {
  * @ahs: its address handles
  * @dead: address handles the consumer freed while requests were
  *	outstanding, destroyed once the send queue is empty
- * @gone: resolutions a process freed, whose private data a queued event
- *	may still point to: the event's copy into the process's ring is
- *	made later, by the EVD's upcall; freed once the connect EVD has
- *	handed over every event (kdapl_ud_reclaim()), or with the EP
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
  */
@@ -119,7 +117,6 @@ struct kdapl_ud {
 	struct list_head peers;
 	struct list_head ahs;
 	struct list_head dead;
-	struct list_head gone;
 	u32 mtu;
 };
 
@@ -182,7 +179,6 @@ int kdapl_ud_ep_init(struct kdapl_ep *ep)
 	INIT_LIST_HEAD(&ud->peers);
 	INIT_LIST_HEAD(&ud->ahs);
 	INIT_LIST_HEAD(&ud->dead);
-	INIT_LIST_HEAD(&ud->gone);
 	ep->ud = ud;
 	return 0;
 }
@@ -195,14 +191,10 @@ int kdapl_ud_ep_init(struct kdapl_ep *ep)
  */
 void kdapl_ud_ep_fini(struct kdapl_ep *ep)
 {
-	struct kdapl_ud_peer *peer, *next;
-
 	if (!ep->ud)
 		return;
 	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
 		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead));
-	list_for_each_entry_safe(peer, next, &ep->ud->gone, node)
-		kfree(peer);
 	kfree(ep->ud);
 	ep->ud = NULL;
 }
@@ -653,27 +645,6 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 }
 
 /*
- * Free the resolutions a process freed, once the EP's connect EVD has
- * handed every event queued so far to its sink: none points to them any
- * more.  IA lock held (the EVD stays the EP's); evd->lock nests inside
- * ep->lock, as when kdapl_ud_push() posts.
- */
-static void kdapl_ud_reclaim(struct kdapl_ep *ep)
-{
-	struct kdapl_ud_peer *peer, *next;
-	unsigned long flags;
-	LIST_HEAD(list);
-
-	lockdep_assert_held(&ep->obj.ia->lock);
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->connect_evd || kdapl_evd_drained(ep->connect_evd))
-		list_splice_init(&ep->ud->gone, &list);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(peer, next, &list, node)
-		kfree(peer);
-}
-
-/*
  * A new resolution of @ep, whose queue pair is brought up first if it is
  * not.  IA lock held.
  */
@@ -686,7 +657,6 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	ret = kdapl_cm_ud_up(ep);
 	if (ret)
 		return ret;
-	kdapl_ud_reclaim(ep);
 	/* Charged to the process that connects or accepts, if it is one. */
 	peer = kzalloc(sizeof(*peer), GFP_KERNEL_ACCOUNT);
 	if (!peer)
@@ -841,25 +811,28 @@ DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	return DAT_SUCCESS;
 }
 
+static void kdapl_ud_peer_free(struct kdapl_evd_gone *gone)
+{
+	kfree(container_of(gone, struct kdapl_ud_peer, gone));
+}
+
 /*
- * Destroy resolution @peer, off its EP's list.  A process's waits on
- * kdapl_ud.gone until its event, queued on the EVD, has been copied to
- * the process's ring.  IA lock held.
+ * Destroy resolution @peer, off its EP's list.  Its memory goes once its
+ * event, which points to its private data, is past the connect EVD's
+ * upcall: a process's is copied to the process's ring from there.  IA
+ * lock held, or the conn's teardown, so that the EVD stays the EP's.
  */
 static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
 {
-	struct kdapl_ep *ep = peer->ep;
-	unsigned long flags;
+	struct kdapl_evd *evd = READ_ONCE(peer->ep->connect_evd);
 
 	/* Waits for a running handler; none runs afterwards. */
 	rdma_destroy_id(peer->id);
-	if (!kdapl_ud_by_id(ep)) {
-		kfree(peer);
-		return;
-	}
-	spin_lock_irqsave(&ep->lock, flags);
-	list_add_tail(&peer->node, &ep->ud->gone);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	peer->gone.free = kdapl_ud_peer_free;
+	if (evd)
+		kdapl_evd_defer_free(evd, &peer->gone);
+	else
+		kdapl_ud_peer_free(&peer->gone);
 }
 
 /**
@@ -917,12 +890,10 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		}
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (peer) {
+	if (peer)
 		kdapl_ud_peer_destroy(peer);
-		kdapl_ud_reclaim(ep);
-	} else {
+	else
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	}
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);
 	return ret;

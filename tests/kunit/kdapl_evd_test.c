@@ -610,6 +610,64 @@ static void evd_post_dequeue_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
 }
 
+/* A deferred free that only counts. */
+struct evd_gone_rec {
+	struct kdapl_evd_gone gone;
+	int freed;
+};
+
+static void evd_gone_count(struct kdapl_evd_gone *gone)
+{
+	container_of(gone, struct evd_gone_rec, gone)->freed++;
+}
+
+/*
+ * kdapl_evd_defer_free(): memory handed over while events are queued is
+ * freed when the dequeue that empties the EVD returns, not before; on an
+ * empty EVD at once; with the EVD's memory at the latest.
+ */
+static void evd_defer_free_test(struct kunit *test)
+{
+	DAT_IA_HANDLE ia = evd_test_ia(test, NULL);
+	struct evd_gone_rec *r;
+	struct kdapl_object *obj;
+	struct kdapl_evd *e;
+	DAT_EVD_HANDLE evd;
+
+	r = kunit_kcalloc(test, 3, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r[0].gone.free = evd_gone_count;
+	r[1].gone.free = evd_gone_count;
+	r[2].gone.free = evd_gone_count;
+	evd = evd_test_create(test, ia, 4, DAT_UPCALL_DISABLE, NULL,
+			      DAT_EVD_SOFTWARE_FLAG);
+	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, evd,
+					       DAT_HANDLE_TYPE_EVD, 0, &obj),
+			DAT_SUCCESS);
+	e = container_of(obj, struct kdapl_evd, obj);
+
+	kdapl_evd_defer_free(e, &r[0].gone);
+	KUNIT_EXPECT_EQ(test, r[0].freed, 1);
+
+	KUNIT_EXPECT_EQ(test, evd_post(evd, 1), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, evd_post(evd, 2), DAT_SUCCESS);
+	kdapl_evd_defer_free(e, &r[1].gone);
+	KUNIT_EXPECT_EQ(test, r[1].freed, 0);
+	evd_expect_dequeue(test, evd, 1);
+	KUNIT_EXPECT_EQ(test, r[1].freed, 0);
+	evd_expect_dequeue(test, evd, 2);
+	KUNIT_EXPECT_EQ(test, r[1].freed, 1);
+
+	KUNIT_EXPECT_EQ(test, evd_post(evd, 3), DAT_SUCCESS);
+	kdapl_evd_defer_free(e, &r[2].gone);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, r[2].freed, 0);
+	kdapl_object_put(&e->obj);
+	/* The last reference: the EVD's memory goes now. */
+	KUNIT_EXPECT_EQ(test, r[2].freed, 1);
+	KUNIT_EXPECT_EQ(test, r[0].freed + r[1].freed, 2);
+}
+
 /* A full EVD refuses events and reports the overflow once on the async EVD. */
 static void evd_overflow_test(struct kunit *test)
 {
@@ -1933,6 +1991,7 @@ static struct kunit_case kdapl_evd_test_cases[] = {
 	KUNIT_CASE_PARAM(evd_create_qlen_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_create_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_post_dequeue_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(evd_defer_free_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_overflow_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_async_overflow_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(evd_upcall_disable_test, kdapl_test_adapter_gen),

@@ -17,6 +17,7 @@
 #include <linux/in.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <rdma/kdat_ib_extensions.h>
 
 #include "kdapl_test_util.h"
 
@@ -681,12 +682,233 @@ static void upcall_recv_flush_test(struct kunit *test)
 	kdapl_test_set_ep_state(test, ep, DAT_EP_STATE_UNCONNECTED);
 }
 
+/**
+ * struct upc_held - an upcall that holds its first event until released
+ * @entered: completed when the upcall has the event
+ * @go: completed by the test to let the upcall read the event
+ * @left: completed when the upcall has read it
+ * @number: the event's number
+ * @cm: the resolution a datagram EP's event names
+ * @len: its private data's size
+ * @copy: the start of its private data, as the upcall read it after @go
+ */
+struct upc_held {
+	struct completion entered, go, left;
+	DAT_EVENT_NUMBER number;
+	DAT_CONTEXT cm;
+	DAT_COUNT len;
+	u8 copy[16];
+};
+
+static bool upc_held_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c,
+					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
+}
+
+static void upc_held_func(DAT_PVOID data, const DAT_EVENT *ev,
+			  DAT_BOOLEAN more)
+{
+	const DAT_CONNECTION_EVENT_DATA *c = &ev->event_data.connect_event_data;
+	const DAT_IB_EXTENSION_EVENT_DATA *x =
+		(const void *)ev->event_extension_data;
+	struct upc_held *h = data;
+
+	if (completion_done(&h->entered))
+		return;
+	h->number = ev->event_number;
+	h->cm = x->context;
+	complete(&h->entered);
+	upc_held_wait(&h->go);
+	h->len = c->private_data_size;
+	if (c->private_data && h->len > 0)
+		memcpy(h->copy, c->private_data,
+		       min_t(size_t, h->len, sizeof(h->copy)));
+	complete(&h->left);
+}
+
+/* A held upcall, and the connection EVD whose upcall it is. */
+static DAT_EVD_HANDLE upc_held_evd(struct kunit *test, DAT_IA_HANDLE ia,
+				   struct upc_held **hp)
+{
+	DAT_UPCALL_OBJECT upcall;
+	struct upc_held *h;
+
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	init_completion(&h->entered);
+	init_completion(&h->go);
+	init_completion(&h->left);
+	upcall.instance_data = h;
+	upcall.upcall_func = upc_held_func;
+	*hp = h;
+	return upc_evd(test, ia, DAT_EVD_CONNECTION_FLAG, &upcall);
+}
+
+/* Connect @ep to @qual of @sin; the request that reaches @cr_evd. */
+static DAT_CR_HANDLE upc_held_request(struct kunit *test, DAT_EP_HANDLE ep,
+				      struct sockaddr_in *sin,
+				      DAT_CONN_QUAL qual,
+				      DAT_EVD_HANDLE cr_evd)
+{
+	DAT_EVENT ev;
+
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(ep, (struct sockaddr *)sin, qual,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev,
+						KDAPL_TEST_WAIT_MS));
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/*
+ * Let the held upcall read its event, and check the private data it
+ * read: @len bytes of @pd first (an InfiniBand reject carries 148 bytes,
+ * the sender's first).
+ */
+static void upc_held_check(struct kunit *test, struct upc_held *h,
+			   const u8 *pd, size_t len)
+{
+	complete(&h->go);
+	KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->left));
+	KUNIT_EXPECT_GE(test, h->len, (DAT_COUNT)len);
+	KUNIT_EXPECT_EQ(test, memcmp(h->copy, pd, len), 0);
+}
+
+/* Free @ep, unless it is NULL, and @conn, its connection EVD. */
+static void upc_held_free(struct kunit *test, DAT_EP_HANDLE ep,
+			  DAT_EVD_HANDLE conn)
+{
+	if (ep)
+		KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(conn), DAT_SUCCESS);
+}
+
+/*
+ * The private data of a connection event stays readable for the upcall
+ * that was handed the event, even when the EP is reset (the first round)
+ * or freed (the second) while the upcall runs: a file's sink copies it
+ * to the process's ring from the EVD's work, after the EP's owner may
+ * have done either.
+ */
+static void upcall_pdata_held_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	static const u8 pd[8] = "kdapl-pd";
+	DAT_EVD_HANDLE cr_evd, conn, dto;
+	struct sockaddr_in sin;
+	struct upc_held *h;
+	DAT_PSP_HANDLE psp;
+	DAT_PZ_HANDLE pz;
+	DAT_IA_HANDLE ia;
+	DAT_EP_HANDLE ep;
+	DAT_CR_HANDLE cr;
+	int round;
+
+	ia = kdapl_test_open_ia(test, *name);
+	pz = kdapl_test_pz(test, ia);
+	kdapl_test_ia_addr(test, ia, &sin);
+	cr_evd = kdapl_test_evd(test, ia, 8, DAT_EVD_CR_FLAG);
+	dto = kdapl_test_evd(test, ia, 8, DAT_EVD_DTO_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(ia, UPC_QUAL + 8, cr_evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	for (round = 0; round < 2; round++) {
+		conn = upc_held_evd(test, ia, &h);
+		ep = upc_ep(test, ia, pz, dto, dto, conn);
+		cr = upc_held_request(test, ep, &sin, UPC_QUAL + 8, cr_evd);
+		KUNIT_ASSERT_EQ(test,
+				dat_cr_reject(cr, sizeof(pd), (DAT_PVOID)pd),
+				DAT_SUCCESS);
+		KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->entered));
+		KUNIT_EXPECT_EQ(test, h->number,
+				DAT_CONNECTION_EVENT_PEER_REJECTED);
+		if (!round)
+			KUNIT_EXPECT_EQ(test, dat_ep_reset(ep), DAT_SUCCESS);
+		else
+			KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+		upc_held_check(test, h, pd, sizeof(pd));
+		upc_held_free(test, round ? NULL : ep, conn);
+	}
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+}
+
+/*
+ * The same for a datagram EP: the private data of the peer's answer
+ * stays readable for the upcall handed the resolution's event while the
+ * resolution is freed (the first round) or its EP (the second).
+ */
+static void upcall_ud_pdata_held_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	static const u8 pd[8] = "kdapl-ud";
+	DAT_EVD_HANDLE cr_evd, conn, sconn, dto;
+	DAT_EP_PARAM *param;
+	DAT_EP_ATTR attr;
+	struct sockaddr_in sin;
+	DAT_EP_HANDLE ep, srv;
+	struct upc_held *h;
+	DAT_PSP_HANDLE psp;
+	DAT_PZ_HANDLE pz;
+	DAT_IA_HANDLE ia;
+	DAT_CR_HANDLE cr;
+	int round;
+
+	ia = kdapl_test_open_ia(test, *name);
+	if (kdapl_test_iwarp(test))
+		kunit_skip(test, "no datagrams on iWARP");
+	pz = kdapl_test_pz(test, ia);
+	kdapl_test_ia_addr(test, ia, &sin);
+	cr_evd = kdapl_test_evd(test, ia, 8, DAT_EVD_CR_FLAG);
+	sconn = kdapl_test_evd(test, ia, 8, DAT_EVD_CONNECTION_FLAG);
+	dto = kdapl_test_evd(test, ia, 8, DAT_EVD_DTO_FLAG);
+	/* The default attributes, but for the service type. */
+	param = kunit_kzalloc(test, sizeof(*param), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, param);
+	srv = upc_ep(test, ia, pz, dto, dto, DAT_HANDLE_NULL);
+	KUNIT_ASSERT_EQ(test, dat_ep_query(srv, DAT_EP_FIELD_ALL, param),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+	attr = param->ep_attr;
+	attr.service_type = DAT_IB_SERVICE_TYPE_UD;
+	KUNIT_ASSERT_EQ(test, dat_ep_create(ia, pz, dto, dto, sconn, &attr,
+					    &srv),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(ia, UPC_QUAL + 10, cr_evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	for (round = 0; round < 2; round++) {
+		conn = upc_held_evd(test, ia, &h);
+		KUNIT_ASSERT_EQ(test, dat_ep_create(ia, pz, dto, dto, conn,
+						    &attr, &ep),
+				DAT_SUCCESS);
+		cr = upc_held_request(test, ep, &sin, UPC_QUAL + 10, cr_evd);
+		KUNIT_ASSERT_EQ(test,
+				dat_cr_accept(cr, srv, sizeof(pd), (DAT_PVOID)pd),
+				DAT_SUCCESS);
+		KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->entered));
+		KUNIT_EXPECT_EQ(test, (u32)h->number,
+				(u32)DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
+		if (!round)
+			KUNIT_EXPECT_EQ(test, dat_ib_ud_cm_free(ep, h->cm),
+					DAT_SUCCESS);
+		else
+			KUNIT_EXPECT_EQ(test, dat_ep_free(ep), DAT_SUCCESS);
+		upc_held_check(test, h, pd, sizeof(pd));
+		upc_held_free(test, round ? NULL : ep, conn);
+	}
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+}
+
 static struct kunit_case kdapl_upcall_cases[] = {
 	KUNIT_CASE_PARAM(upcall_flush_context_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upcall_disconnect_free_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upcall_ia_close_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upcall_modify_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(upcall_recv_flush_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(upcall_pdata_held_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(upcall_ud_pdata_held_test, kdapl_test_adapter_gen),
 	{}
 };
 

@@ -291,40 +291,10 @@ static void uring_ud_events_test(struct kunit *test)
 	kdapl_uring_put(dto);
 }
 
-/*
- * kdapl_evd_drained(), which a process's freed datagram resolutions wait
- * on: false while an event is queued (no upcall here takes it), true
- * once it is gone.
- */
-static void uring_evd_drained_test(struct kunit *test)
-{
-	struct uring_env *env = uring_env_init(test);
-	struct kdapl_owner *owner = &env->ufile->owner;
-	DAT_EVENT ev = { .event_number = DAT_SOFTWARE_EVENT };
-	DAT_EVD_HANDLE handle;
-	struct kdapl_evd *evd;
-
-	KUNIT_ASSERT_EQ(test, kdapl_evd_kcreate(owner, env->ia, 4,
-						DAT_UPCALL_DISABLE, NULL,
-						DAT_EVD_SOFTWARE_FLAG, &handle),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, kdapl_get(owner, handle, EVD,
-					DAT_INVALID_HANDLE_EVD_REQUEST, &evd),
-			DAT_SUCCESS);
-	KUNIT_EXPECT_TRUE(test, kdapl_evd_drained(evd));
-	KUNIT_EXPECT_TRUE(test, kdapl_evd_post(evd, &ev));
-	KUNIT_EXPECT_FALSE(test, kdapl_evd_drained(evd));
-	KUNIT_EXPECT_EQ(test, kdapl_evd_dequeue(owner, handle, &ev),
-			DAT_SUCCESS);
-	KUNIT_EXPECT_TRUE(test, kdapl_evd_drained(evd));
-	kdapl_object_put(&evd->obj);
-}
-
 static struct kunit_case kdapl_uring_test_cases[] = {
 	KUNIT_CASE_PARAM(uring_crq_full_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(uring_resize_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(uring_ud_events_test, kdapl_test_adapter_gen),
-	KUNIT_CASE_PARAM(uring_evd_drained_test, kdapl_test_adapter_gen),
 	{}
 };
 
