@@ -31,6 +31,20 @@ static DAT_RETURN kdapl_uconn_evd(struct kdapl_ufile *ufile, u32 id,
 	return DAT_SUCCESS;
 }
 
+/*
+ * The file's EP named @id, or NULL with *@status the bad EP handle
+ * error.  ufile->lock held.
+ */
+static struct kdapl_uobj *kdapl_uconn_ep(struct kdapl_ufile *ufile, u32 id,
+					 DAT_RETURN *status)
+{
+	struct kdapl_uobj *ep = kdapl_uobj_find(ufile, id, DAT_HANDLE_TYPE_EP);
+
+	if (!ep)
+		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	return ep;
+}
+
 static void kdapl_uconn_attr(const struct kdapl_ioc_ep_attr *u, DAT_EP_ATTR *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -166,11 +180,9 @@ int kdapl_uconn_ep_modify(struct kdapl_ufile *ufile, void *arg,
 	if (a->reserved || a->attr.reserved)
 		return -EINVAL;
 
-	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ep = kdapl_uconn_ep(ufile, a->ep_id, status);
+	if (!ep)
 		return 0;
-	}
 	/* SRQs and provider attributes are not the user API's (yet). */
 	if (a->mask & (DAT_EP_FIELD_SRQ_HANDLE |
 		       DAT_EP_FIELD_EP_ATTR_NUM_TRANSPORT_ATTR |
@@ -330,11 +342,9 @@ static int kdapl_uconn_connect_args(struct kdapl_ufile *ufile,
 				    struct sockaddr_storage *addr,
 				    struct kdapl_uobj **ep, DAT_RETURN *status)
 {
-	*ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!*ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	*ep = kdapl_uconn_ep(ufile, a->ep_id, status);
+	if (!*ep)
 		return 1;
-	}
 	static_assert(sizeof(*addr) == sizeof(a->addr));
 	memcpy(addr, a->addr, sizeof(*addr));
 	return kdapl_uconn_pdata(a->private_data, a->private_data_size, pdata,
@@ -452,10 +462,10 @@ int kdapl_uconn_ep_disconnect(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_ioc_obj_free *a = arg;
 	struct kdapl_uobj *ep;
 
-	ep = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EP);
-	*status = ep ? kdapl_ep_disconnect(&ufile->owner, ep->handle,
-					   a->flags) :
-		  dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ep = kdapl_uconn_ep(ufile, a->id, status);
+	if (ep)
+		*status = kdapl_ep_disconnect(&ufile->owner, ep->handle,
+					      a->flags);
 	return 0;
 }
 
@@ -476,9 +486,9 @@ int kdapl_uconn_ep_reset(struct kdapl_ufile *ufile, void *arg,
 
 	if (a->flags)
 		return -EINVAL;
-	ep = kdapl_uobj_find(ufile, a->id, DAT_HANDLE_TYPE_EP);
-	*status = ep ? kdapl_ep_reset(&ufile->owner, ep->handle) :
-		  dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ep = kdapl_uconn_ep(ufile, a->id, status);
+	if (ep)
+		*status = kdapl_ep_reset(&ufile->owner, ep->handle);
 	return 0;
 }
 
@@ -499,11 +509,9 @@ int kdapl_uconn_ep_get_status(struct kdapl_ufile *ufile, void *arg,
 	struct kdapl_uobj *ep;
 	DAT_EP_STATE state;
 
-	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	ep = kdapl_uconn_ep(ufile, a->ep_id, status);
+	if (!ep)
 		return 0;
-	}
 	*status = kdapl_ep_get_status(&ufile->owner, ep->handle, &state,
 				      &recv_idle, &request_idle);
 	if (*status == DAT_SUCCESS) {
@@ -790,12 +798,9 @@ int kdapl_uconn_ud_ah_free(struct kdapl_ufile *ufile, void *arg,
 	};
 	struct kdapl_uobj *ep;
 
-	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		return 0;
-	}
-	*status = kdapl_ep_ud_ah_free(&ufile->owner, ep->handle, &remote);
+	ep = kdapl_uconn_ep(ufile, a->ep_id, status);
+	if (ep)
+		*status = kdapl_ep_ud_ah_free(&ufile->owner, ep->handle, &remote);
 	return 0;
 }
 
@@ -818,11 +823,8 @@ int kdapl_uconn_ud_cm_free(struct kdapl_ufile *ufile, void *arg,
 	DAT_CONTEXT cm = { .as_64 = a->id };
 	struct kdapl_uobj *ep;
 
-	ep = kdapl_uobj_find(ufile, a->ep_id, DAT_HANDLE_TYPE_EP);
-	if (!ep) {
-		*status = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-		return 0;
-	}
-	*status = kdapl_ep_ud_cm_free(&ufile->owner, ep->handle, cm);
+	ep = kdapl_uconn_ep(ufile, a->ep_id, status);
+	if (ep)
+		*status = kdapl_ep_ud_cm_free(&ufile->owner, ep->handle, cm);
 	return 0;
 }
