@@ -648,7 +648,8 @@ struct kdapl_evd {
 /**
  * struct kdapl_evd_gone - memory that events on an EVD may point to
  * @node: in the EVD's gone list
- * @free: frees the memory; called in any context, no kdapl lock held
+ * @free: frees the memory, and does nothing else: it is called in any
+ *	context, with any kdapl lock but evd->lock held
  *
  * A connection event carries a pointer to its private data, kept by the
  * connection that made the event.  An upcall reads it when it is handed

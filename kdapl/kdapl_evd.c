@@ -249,12 +249,15 @@ static bool kdapl_evd_idle(struct kdapl_evd *evd)
 }
 
 /*
- * Move the EVD's gone memory to @list if no queued event or running
- * upcall can point to it any more.  evd->lock held.
+ * Move the EVD's gone memory to @list if no running upcall, nor one that
+ * a queued event is still for, can read it.  With upcalls disabled the
+ * queued events are the consumer's to dequeue, and DAT keeps what they
+ * point to only until the EP is reset or freed.  evd->lock held.
  */
 static void kdapl_evd_take_gone(struct kdapl_evd *evd, struct list_head *list)
 {
-	if (!evd->count && !evd->upcalls_running)
+	if ((!evd->count || evd->policy == DAT_UPCALL_DISABLE) &&
+	    !evd->upcalls_running)
 		list_splice_init(&evd->gone, list);
 }
 
@@ -523,13 +526,13 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_evd_post);
  * @evd: the EVD that events pointing to the memory were posted on
  * @gone: the memory's entry, with its free function
  *
- * @gone->free runs now if no event is queued on @evd and no upcall of it
- * runs; otherwise once that holds, from the last upcall or the dequeue
- * that empties the EVD, or when the EVD's memory is freed.  Events
- * queued before this call are then all handed over or dropped.
+ * @gone->free runs now if no upcall of @evd runs and none is to be
+ * handed a queued event (nothing is queued, or upcalls are disabled);
+ * otherwise once that holds, from the last upcall or the dequeue that
+ * empties the EVD, or when the EVD's memory is freed.
  *
  * Context: any context; takes evd->lock.  @gone->free may run before
- * this returns.
+ * this returns, with the caller's locks held.
  */
 void kdapl_evd_defer_free(struct kdapl_evd *evd, struct kdapl_evd_gone *gone)
 {

@@ -9,6 +9,7 @@
  */
 
 #include <kunit/resource.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -613,59 +614,102 @@ static void evd_post_dequeue_test(struct kunit *test)
 /* A deferred free that only counts. */
 struct evd_gone_rec {
 	struct kdapl_evd_gone gone;
-	int freed;
+	atomic_t freed;
 };
 
 static void evd_gone_count(struct kdapl_evd_gone *gone)
 {
-	container_of(gone, struct evd_gone_rec, gone)->freed++;
+	atomic_inc(&container_of(gone, struct evd_gone_rec, gone)->freed);
 }
 
 /*
- * kdapl_evd_defer_free(): memory handed over while events are queued is
- * freed when the dequeue that empties the EVD returns, not before; on an
- * empty EVD at once; with the EVD's memory at the latest.
+ * An upcall that holds its first event until the test lets it go.  The
+ * completions are completed for all, so that waiting does not undo them.
+ */
+struct evd_hold {
+	struct completion entered, go, left;
+};
+
+static bool evd_hold_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c,
+					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
+}
+
+static void evd_hold_upcall(DAT_PVOID data, const DAT_EVENT *event,
+			    DAT_BOOLEAN more)
+{
+	struct evd_hold *h = data;
+
+	if (completion_done(&h->entered))
+		return;
+	complete_all(&h->entered);
+	evd_hold_wait(&h->go);
+	complete_all(&h->left);
+}
+
+/* Let a held upcall go and wait for it, so that @data may be freed. */
+static void evd_hold_release(void *data)
+{
+	struct evd_hold *h = data;
+
+	complete_all(&h->go);
+	if (completion_done(&h->entered))
+		evd_hold_wait(&h->left);
+}
+
+/*
+ * kdapl_evd_defer_free(): with upcalls disabled, memory is freed at once
+ * though events are queued (they are the consumer's); while an upcall
+ * runs, with an event queued behind it, it is kept until the last upcall
+ * returns.
  */
 static void evd_defer_free_test(struct kunit *test)
 {
 	DAT_IA_HANDLE ia = evd_test_ia(test, NULL);
+	DAT_EVENT sw = { .event_number = DAT_SOFTWARE_EVENT };
+	DAT_UPCALL_OBJECT upcall;
 	struct evd_gone_rec *r;
-	struct kdapl_object *obj;
+	struct evd_hold *h;
 	struct kdapl_evd *e;
 	DAT_EVD_HANDLE evd;
+	int i;
 
-	r = kunit_kcalloc(test, 3, sizeof(*r), GFP_KERNEL);
+	r = kunit_kcalloc(test, 2, sizeof(*r), GFP_KERNEL);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, h);
 	r[0].gone.free = evd_gone_count;
 	r[1].gone.free = evd_gone_count;
-	r[2].gone.free = evd_gone_count;
+	init_completion(&h->entered);
+	init_completion(&h->go);
+	init_completion(&h->left);
+	kdapl_test_defer(test, evd_hold_release, h);
 	evd = evd_test_create(test, ia, 4, DAT_UPCALL_DISABLE, NULL,
 			      DAT_EVD_SOFTWARE_FLAG);
-	KUNIT_ASSERT_EQ(test, kdapl_object_get(&kdapl_kernel_owner, evd,
-					       DAT_HANDLE_TYPE_EVD, 0, &obj),
-			DAT_SUCCESS);
-	e = container_of(obj, struct kdapl_evd, obj);
-
-	kdapl_evd_defer_free(e, &r[0].gone);
-	KUNIT_EXPECT_EQ(test, r[0].freed, 1);
+	e = evd_test_struct(test, evd);
 
 	KUNIT_EXPECT_EQ(test, evd_post(evd, 1), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, evd_post(evd, 2), DAT_SUCCESS);
-	kdapl_evd_defer_free(e, &r[1].gone);
-	KUNIT_EXPECT_EQ(test, r[1].freed, 0);
-	evd_expect_dequeue(test, evd, 1);
-	KUNIT_EXPECT_EQ(test, r[1].freed, 0);
-	evd_expect_dequeue(test, evd, 2);
-	KUNIT_EXPECT_EQ(test, r[1].freed, 1);
+	kdapl_evd_defer_free(e, &r[0].gone);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r[0].freed), 1);
 
-	KUNIT_EXPECT_EQ(test, evd_post(evd, 3), DAT_SUCCESS);
-	kdapl_evd_defer_free(e, &r[2].gone);
+	/* Event 1 goes to the upcall, which holds it; 2 waits behind. */
+	upcall.instance_data = h;
+	upcall.upcall_func = evd_hold_upcall;
+	KUNIT_ASSERT_EQ(test, dat_evd_modify_upcall(evd,
+						    DAT_UPCALL_SINGLE_INSTANCE,
+						    &upcall),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, evd_hold_wait(&h->entered));
+	KUNIT_ASSERT_TRUE(test, kdapl_evd_post(e, &sw));
+	kdapl_evd_defer_free(e, &r[1].gone);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r[1].freed), 0);
+	complete_all(&h->go);
+	for (i = 0; i < 250 && !atomic_read(&r[1].freed); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r[1].freed), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r[0].freed), 1);
 	KUNIT_EXPECT_EQ(test, dat_evd_free(evd), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, r[2].freed, 0);
-	kdapl_object_put(&e->obj);
-	/* The last reference: the EVD's memory goes now. */
-	KUNIT_EXPECT_EQ(test, r[2].freed, 1);
-	KUNIT_EXPECT_EQ(test, r[0].freed + r[1].freed, 2);
 }
 
 /* A full EVD refuses events and reports the overflow once on the async EVD. */

@@ -687,6 +687,9 @@ static void upcall_recv_flush_test(struct kunit *test)
  * @entered: completed when the upcall has the event
  * @go: completed by the test to let the upcall read the event
  * @left: completed when the upcall has read it
+ *
+ * Each is completed for all: a wait does not undo it, so that the upcall
+ * tells its first event from later ones by @entered.
  * @number: the event's number
  * @cm: the resolution a datagram EP's event names
  * @len: its private data's size
@@ -718,13 +721,23 @@ static void upc_held_func(DAT_PVOID data, const DAT_EVENT *ev,
 		return;
 	h->number = ev->event_number;
 	h->cm = x->context;
-	complete(&h->entered);
+	complete_all(&h->entered);
 	upc_held_wait(&h->go);
 	h->len = c->private_data_size;
 	if (c->private_data && h->len > 0)
 		memcpy(h->copy, c->private_data,
 		       min_t(size_t, h->len, sizeof(h->copy)));
-	complete(&h->left);
+	complete_all(&h->left);
+}
+
+/* Let a held upcall go and wait for it, so that @data may be freed. */
+static void upc_held_release(void *data)
+{
+	struct upc_held *h = data;
+
+	complete_all(&h->go);
+	if (completion_done(&h->entered))
+		upc_held_wait(&h->left);
 }
 
 /* A held upcall, and the connection EVD whose upcall it is. */
@@ -739,6 +752,7 @@ static DAT_EVD_HANDLE upc_held_evd(struct kunit *test, DAT_IA_HANDLE ia,
 	init_completion(&h->entered);
 	init_completion(&h->go);
 	init_completion(&h->left);
+	kdapl_test_defer(test, upc_held_release, h);
 	upcall.instance_data = h;
 	upcall.upcall_func = upc_held_func;
 	*hp = h;
@@ -770,7 +784,7 @@ static DAT_CR_HANDLE upc_held_request(struct kunit *test, DAT_EP_HANDLE ep,
 static void upc_held_check(struct kunit *test, struct upc_held *h,
 			   const u8 *pd, size_t len)
 {
-	complete(&h->go);
+	complete_all(&h->go);
 	KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->left));
 	KUNIT_EXPECT_GE(test, h->len, (DAT_COUNT)len);
 	KUNIT_EXPECT_EQ(test, memcmp(h->copy, pd, len), 0);
