@@ -388,6 +388,12 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 		goto put;
 	}
+	/* The EP's free, which frees ep->ud, runs under the IA lock. */
+	mutex_lock(&ep->obj.ia->lock);
+	if (!kdapl_object_alive(&ep->obj)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
 	spin_lock_irqsave(&ep->lock, flags);
 	ah = kdapl_ud_ah_find(ep, remote->ah);
 	if (ah)
@@ -399,6 +405,8 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 	kdapl_ud_ah_destroy_list(&list);
 	if (!ah)
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+unlock:
+	mutex_unlock(&ep->obj.ia->lock);
 put:
 	kdapl_object_put(&ep->obj);
 	return ret;
@@ -880,6 +888,10 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		return ret;
 	ia = ep->obj.ia;
 	mutex_lock(&ia->lock);
+	if (!kdapl_object_alive(&ep->obj)) {
+		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		goto unlock;
+	}
 	spin_lock_irqsave(&ep->lock, flags);
 	list_for_each_entry(pos, &ep->ud->peers, node) {
 		if (kdapl_ud_by_id(ep) ? pos->uid == cm.as_64 :
@@ -894,6 +906,7 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		kdapl_ud_peer_destroy(peer);
 	else
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+unlock:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);
 	return ret;
