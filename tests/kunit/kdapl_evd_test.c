@@ -622,40 +622,14 @@ static void evd_gone_count(struct kdapl_evd_gone *gone)
 	atomic_inc(&container_of(gone, struct evd_gone_rec, gone)->freed);
 }
 
-/*
- * An upcall that holds its first event until the test lets it go.  The
- * completions are completed for all, so that waiting does not undo them.
- */
-struct evd_hold {
-	struct completion entered, go, left;
-};
-
-static bool evd_hold_wait(struct completion *c)
-{
-	return wait_for_completion_timeout(c,
-					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
-}
-
+/* An upcall that holds its first event until the test lets it go. */
 static void evd_hold_upcall(DAT_PVOID data, const DAT_EVENT *event,
 			    DAT_BOOLEAN more)
 {
-	struct evd_hold *h = data;
+	struct kdapl_test_held *h = data;
 
-	if (completion_done(&h->entered))
-		return;
-	complete_all(&h->entered);
-	evd_hold_wait(&h->go);
-	complete_all(&h->left);
-}
-
-/* Let a held upcall go and wait for it, so that @data may be freed. */
-static void evd_hold_release(void *data)
-{
-	struct evd_hold *h = data;
-
-	complete_all(&h->go);
-	if (completion_done(&h->entered))
-		evd_hold_wait(&h->left);
+	if (kdapl_test_held_enter(h))
+		kdapl_test_held_leave(h);
 }
 
 /*
@@ -670,7 +644,7 @@ static void evd_defer_free_test(struct kunit *test)
 	DAT_EVENT sw = { .event_number = DAT_SOFTWARE_EVENT };
 	DAT_UPCALL_OBJECT upcall;
 	struct evd_gone_rec *r;
-	struct evd_hold *h;
+	struct kdapl_test_held *h;
 	struct kdapl_evd *e;
 	DAT_EVD_HANDLE evd;
 	int i;
@@ -681,10 +655,7 @@ static void evd_defer_free_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	r[0].gone.free = evd_gone_count;
 	r[1].gone.free = evd_gone_count;
-	init_completion(&h->entered);
-	init_completion(&h->go);
-	init_completion(&h->left);
-	kdapl_test_defer(test, evd_hold_release, h);
+	kdapl_test_held_init(test, h);
 	evd = evd_test_create(test, ia, 4, DAT_UPCALL_DISABLE, NULL,
 			      DAT_EVD_SOFTWARE_FLAG);
 	e = evd_test_struct(test, evd);
@@ -700,7 +671,7 @@ static void evd_defer_free_test(struct kunit *test)
 						    DAT_UPCALL_SINGLE_INSTANCE,
 						    &upcall),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE(test, evd_hold_wait(&h->entered));
+	KUNIT_ASSERT_TRUE(test, kdapl_test_held_wait(&h->entered));
 	KUNIT_ASSERT_TRUE(test, kdapl_evd_post(e, &sw));
 	kdapl_evd_defer_free(e, &r[1].gone);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r[1].freed), 0);

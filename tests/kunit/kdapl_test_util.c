@@ -296,6 +296,43 @@ void kdapl_test_defer(struct kunit *test, void (*fn)(void *data), void *data)
 							 GFP_KERNEL, &d));
 }
 
+bool kdapl_test_held_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c,
+					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
+}
+
+static void kdapl_test_held_release(void *data)
+{
+	struct kdapl_test_held *h = data;
+
+	complete_all(&h->go);
+	if (completion_done(&h->entered))
+		kdapl_test_held_wait(&h->left);
+}
+
+void kdapl_test_held_init(struct kunit *test, struct kdapl_test_held *h)
+{
+	init_completion(&h->entered);
+	init_completion(&h->go);
+	init_completion(&h->left);
+	kdapl_test_defer(test, kdapl_test_held_release, h);
+}
+
+bool kdapl_test_held_enter(struct kdapl_test_held *h)
+{
+	if (completion_done(&h->entered))
+		return false;
+	complete_all(&h->entered);
+	kdapl_test_held_wait(&h->go);
+	return true;
+}
+
+void kdapl_test_held_leave(struct kdapl_test_held *h)
+{
+	complete_all(&h->left);
+}
+
 static void kdapl_ufile_drop(struct kunit_resource *res)
 {
 	struct kdapl_ufile *ufile = res->data;

@@ -9,6 +9,7 @@
 #define _KDAPL_TEST_UTIL_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <rdma/kdat.h>
 
 #include "kdapl.h"
@@ -88,6 +89,35 @@ void kdapl_test_defer(struct kunit *test, void (*fn)(void *data), void *data);
 
 /* How long a loopback connection event or DTO may take. */
 #define KDAPL_TEST_WAIT_MS	10000
+
+/**
+ * struct kdapl_test_held - an upcall that holds its first event
+ * @entered: completed when the upcall has the event
+ * @go: completed by the test to let the upcall go on
+ * @left: completed when the upcall is done with the event
+ *
+ * Each is completed for all, so that a wait does not undo it.
+ */
+struct kdapl_test_held {
+	struct completion entered, go, left;
+};
+
+/*
+ * Ready @h; when the test ends, a held upcall is let go and waited for,
+ * so that what it uses may be freed.
+ */
+void kdapl_test_held_init(struct kunit *test, struct kdapl_test_held *h);
+
+/* Wait for @c up to KDAPL_TEST_WAIT_MS; false on timeout. */
+bool kdapl_test_held_wait(struct completion *c);
+
+/*
+ * From the upcall: true for the first event, once the test has let it
+ * go (the upcall then reads it and calls kdapl_test_held_leave()), false
+ * for later ones.
+ */
+bool kdapl_test_held_enter(struct kdapl_test_held *h);
+void kdapl_test_held_leave(struct kdapl_test_held *h);
 
 /* Wait for the next event of @evd; false after @ms without one. */
 bool kdapl_test_wait(DAT_EVD_HANDLE evd, DAT_EVENT *event, unsigned int ms);

@@ -683,31 +683,20 @@ static void upcall_recv_flush_test(struct kunit *test)
 }
 
 /**
- * struct upc_held - an upcall that holds its first event until released
- * @entered: completed when the upcall has the event
- * @go: completed by the test to let the upcall read the event
- * @left: completed when the upcall has read it
- *
- * Each is completed for all: a wait does not undo it, so that the upcall
- * tells its first event from later ones by @entered.
+ * struct upc_held - what a held connection upcall saw
+ * @held: holds the first event until the test lets it go
  * @number: the event's number
  * @cm: the resolution a datagram EP's event names
  * @len: its private data's size
- * @copy: the start of its private data, as the upcall read it after @go
+ * @copy: the start of its private data, as the upcall read it when let go
  */
 struct upc_held {
-	struct completion entered, go, left;
+	struct kdapl_test_held held;
 	DAT_EVENT_NUMBER number;
 	DAT_CONTEXT cm;
 	DAT_COUNT len;
 	u8 copy[16];
 };
-
-static bool upc_held_wait(struct completion *c)
-{
-	return wait_for_completion_timeout(c,
-					   msecs_to_jiffies(KDAPL_TEST_WAIT_MS));
-}
 
 static void upc_held_func(DAT_PVOID data, const DAT_EVENT *ev,
 			  DAT_BOOLEAN more)
@@ -717,27 +706,18 @@ static void upc_held_func(DAT_PVOID data, const DAT_EVENT *ev,
 		(const void *)ev->event_extension_data;
 	struct upc_held *h = data;
 
-	if (completion_done(&h->entered))
+	/* What the test looks at before it lets the upcall go. */
+	if (completion_done(&h->held.entered))
 		return;
 	h->number = ev->event_number;
 	h->cm = x->context;
-	complete_all(&h->entered);
-	upc_held_wait(&h->go);
+	if (!kdapl_test_held_enter(&h->held))
+		return;
 	h->len = c->private_data_size;
 	if (c->private_data && h->len > 0)
 		memcpy(h->copy, c->private_data,
 		       min_t(size_t, h->len, sizeof(h->copy)));
-	complete_all(&h->left);
-}
-
-/* Let a held upcall go and wait for it, so that @data may be freed. */
-static void upc_held_release(void *data)
-{
-	struct upc_held *h = data;
-
-	complete_all(&h->go);
-	if (completion_done(&h->entered))
-		upc_held_wait(&h->left);
+	kdapl_test_held_leave(&h->held);
 }
 
 /* A held upcall, and the connection EVD whose upcall it is. */
@@ -749,10 +729,7 @@ static DAT_EVD_HANDLE upc_held_evd(struct kunit *test, DAT_IA_HANDLE ia,
 
 	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
-	init_completion(&h->entered);
-	init_completion(&h->go);
-	init_completion(&h->left);
-	kdapl_test_defer(test, upc_held_release, h);
+	kdapl_test_held_init(test, &h->held);
 	upcall.instance_data = h;
 	upcall.upcall_func = upc_held_func;
 	*hp = h;
@@ -784,8 +761,8 @@ static DAT_CR_HANDLE upc_held_request(struct kunit *test, DAT_EP_HANDLE ep,
 static void upc_held_check(struct kunit *test, struct upc_held *h,
 			   const u8 *pd, size_t len)
 {
-	complete_all(&h->go);
-	KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->left));
+	complete_all(&h->held.go);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_held_wait(&h->held.left));
 	KUNIT_EXPECT_GE(test, h->len, (DAT_COUNT)len);
 	KUNIT_EXPECT_EQ(test, memcmp(h->copy, pd, len), 0);
 }
@@ -835,7 +812,7 @@ static void upcall_pdata_held_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test,
 				dat_cr_reject(cr, sizeof(pd), (DAT_PVOID)pd),
 				DAT_SUCCESS);
-		KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->entered));
+		KUNIT_ASSERT_TRUE(test, kdapl_test_held_wait(&h->held.entered));
 		KUNIT_EXPECT_EQ(test, h->number,
 				DAT_CONNECTION_EVENT_PEER_REJECTED);
 		if (!round)
@@ -901,7 +878,7 @@ static void upcall_ud_pdata_held_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test,
 				dat_cr_accept(cr, srv, sizeof(pd), (DAT_PVOID)pd),
 				DAT_SUCCESS);
-		KUNIT_ASSERT_TRUE(test, upc_held_wait(&h->entered));
+		KUNIT_ASSERT_TRUE(test, kdapl_test_held_wait(&h->held.entered));
 		KUNIT_EXPECT_EQ(test, (u32)h->number,
 				(u32)DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
 		if (!round)
