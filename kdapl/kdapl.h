@@ -1626,6 +1626,7 @@ struct kdapl_cr {
 	struct kdapl_ep *ep;
 	bool provider_ep;
 	bool ud;
+	bool peer_gone;		/* the peer gave the request up */
 	DAT_SOCK_ADDR local_addr;
 	DAT_SOCK_ADDR remote_addr;
 	DAT_PORT_QUAL remote_port;

@@ -736,35 +736,46 @@ static void kdapl_conn_count(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
 }
 
 /*
- * Post connection event @number of the EP on its connect EVD, if it has
- * one.  ep->lock is held, so that the events of a connection reach the
- * EVD in the order of the states they report; the EVD only queues it.
- * The private data of ESTABLISHED and PEER_REJECTED stays in the conn,
- * which lives until the EP is reset or freed, as DAT promises.
+ * Post connection event @number of @ep, with @pd_size bytes of private
+ * data at @pd, on its connect EVD, if it has one.  ep->lock is held, so
+ * that the events of a connection reach the EVD in the order of the
+ * states they report; the EVD only queues it.
  */
-static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
+static void kdapl_ep_push(struct kdapl_ep *ep, DAT_EVENT_NUMBER number,
+			  void *pd, DAT_COUNT pd_size)
 {
-	struct kdapl_ep *ep = conn->ep;
 	DAT_CONNECTION_EVENT_DATA *data;
 	DAT_EVENT event = {};
 
 	lockdep_assert_held(&ep->lock);
 	trace_kdapl_conn_event(kdapl_cm_trace_handle(ep), number, ep->state);
-	kdapl_conn_count(conn, number);
 	if (!ep->connect_evd)
 		return;
 	event.event_number = number;
 	data = &event.event_data.connect_event_data;
 	data->ep_handle = kdapl_object_handle(&ep->obj);
-	if (conn->pd_size && (number == DAT_CONNECTION_EVENT_ESTABLISHED ||
-			      number == DAT_CONNECTION_EVENT_PEER_REJECTED)) {
-		data->private_data_size = conn->pd_size;
-		data->private_data = conn->pd;
-	}
+	data->private_data_size = pd_size;
+	data->private_data = pd;
 	kdapl_stat_inc(ep->obj.ia->adapter, KDAPL_STAT_CONNECTION_EVENTS);
 	/* Before the event: whoever dequeues it sees it counted. */
 	kdapl_evd_count(ep->connect_evd, DCNT_EVD_CONN_CALLBACK);
 	kdapl_evd_post(ep->connect_evd, &event);
+}
+
+/*
+ * The same for the EP's connection, counted.  The private data of
+ * ESTABLISHED and PEER_REJECTED stays in the conn, which lives until the
+ * EP is reset or freed, as DAT promises.
+ */
+static void kdapl_conn_push(struct kdapl_conn *conn, DAT_EVENT_NUMBER number)
+{
+	bool pd = conn->pd_size &&
+		  (number == DAT_CONNECTION_EVENT_ESTABLISHED ||
+		   number == DAT_CONNECTION_EVENT_PEER_REJECTED);
+
+	kdapl_conn_count(conn, number);
+	kdapl_ep_push(conn->ep, number, pd ? conn->pd : NULL,
+		      pd ? conn->pd_size : 0);
 }
 
 /*
@@ -1272,6 +1283,20 @@ trace:
 	return 0;
 }
 
+/* Whether @event on a request not accepted yet means its peer gave up. */
+static bool kdapl_cm_request_gone(const struct rdma_cm_event *event)
+{
+	switch (event->event) {
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * kdapl_cm_handler() - the rdma_cm event handler of every kdapl identifier
  * @id: the identifier
@@ -1297,9 +1322,13 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		/*
 		 * A request not accepted yet: the peer may give up (a reject
 		 * or a timeout of its side); the CR stays and a later accept
-		 * fails.  kdapl destroys the identifier itself (reject, free,
-		 * detach), never by returning non-zero here.
+		 * completes in error (kdapl_cm_accept()).  kdapl destroys the
+		 * identifier itself (reject, free, detach), never by
+		 * returning non-zero here.
 		 */
+		if (kdapl_cm_request_gone(event))
+			WRITE_ONCE(container_of(ctx, struct kdapl_cr,
+						ctx)->peer_gone, true);
 		return 0;
 	case KDAPL_CM_EP:
 		return kdapl_conn_cm_event(container_of(ctx, struct kdapl_conn,
@@ -2071,11 +2100,39 @@ DAT_RETURN dat_ep_common_connect(DAT_EP_HANDLE ep_handle,
 }
 EXPORT_SYMBOL_GPL(dat_ep_common_connect);
 
+/*
+ * The request's peer gave it up before its QP could be made: on
+ * InfiniBand and RoCE the connection manager took the peer's reject,
+ * after which rdma_cm makes no QP on @id.  The accept completes in error
+ * without a connection; @id goes.  The IA lock is held.
+ */
+static DAT_RETURN kdapl_cm_accept_gone(struct kdapl_ep *ep,
+				       struct rdma_cm_id *id,
+				       const struct kdapl_cr *cr)
+{
+	unsigned long flags;
+
+	rdma_destroy_id(id);
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = DAT_EP_STATE_DISCONNECTED;
+	ep->local_addr = cr->local_addr;
+	ep->local_port = cr->conn_qual;
+	ep->remote_addr = cr->remote_addr;
+	ep->remote_port = cr->remote_port;
+	kdapl_ep_push(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
+		      0);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	/* The receives it held complete as flushed. */
+	kdapl_dto_qp_gone(ep);
+	return DAT_SUCCESS;
+}
+
 /**
  * kdapl_cm_accept() - accept a connection request on an EP
  * @ep: the EP, in a state that may accept, with a PZ (checked by the
  *	caller)
- * @id: the request's identifier; on success the EP owns it
+ * @id: the request's identifier; on success the EP owns it, or it is
+ *	destroyed (a request its peer gave up)
  * @private_data: data for the peer, may be NULL
  * @private_data_size: its length, within the transport's limit
  * @cr: the request (addresses and connection qualifier)
@@ -2083,7 +2140,11 @@ EXPORT_SYMBOL_GPL(dat_ep_common_connect);
  * Creates the QP on @id (receives posted before are handed to it),
  * moves @id to the EP (its context) and accepts.  The EP goes to
  * DAT_EP_STATE_COMPLETION_PENDING; DAT_CONNECTION_EVENT_ESTABLISHED
- * or DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR follows.
+ * or DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR follows.  The latter
+ * is queued at once, with the EP DISCONNECTED, when the peer gave the
+ * request up (InfiniBand's reject, iWARP's closed stream): rdma_cm then
+ * makes no QP for it (InfiniBand) or refuses the accept, which no later
+ * accept can undo.  So does any refusal of rdma_cm not for memory.
  *
  * Context: process context, the IA lock held; takes the handler mutex
  * of @id.
@@ -2094,9 +2155,8 @@ EXPORT_SYMBOL_GPL(dat_ep_common_connect);
  *   connection (not reset).
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
  *   or %DAT_RESOURCE_TEVD - no memory, QP or CQ; also when rdma_cm ran out
- *   of memory for the accept (then as below).
- * * %DAT_INTERNAL_ERROR - rdma_cm refused the accept (the request is
- *   rejected and its receives flushed); the caller still owns @id.
+ *   of memory for the accept, which rejects the request (its receives
+ *   are flushed and the caller still owns @id).
  */
 DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 			   const void *private_data, u8 private_data_size,
@@ -2125,6 +2185,8 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return kdapl_ep_state_error(old_state);
 	}
+	if (READ_ONCE(cr->peer_gone))
+		return kdapl_cm_accept_gone(ep, id, cr);
 	conn = kdapl_conn_alloc(ep, true);
 	if (!conn)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
@@ -2133,6 +2195,9 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ret = kdapl_conn_create_qp(conn, id);
 	if (ret) {
 		kdapl_conn_discard(conn);
+		/* The reject may have come while the QP was being made. */
+		if (READ_ONCE(cr->peer_gone))
+			return kdapl_cm_accept_gone(ep, id, cr);
 		return ret;
 	}
 
@@ -2152,12 +2217,20 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	conn->id = id;
 	WRITE_ONCE(id->context, &conn->ctx);
 	err = kdapl_conn_accept(conn, id, &conn->param);
-	if (!err) {
+	if (err != -ENOMEM && err != -ENOBUFS) {
+		/*
+		 * Refused otherwise, the request is dead (its peer gave up,
+		 * most often): the EP hears it as DAT says, the CR is done.
+		 */
+		if (err)
+			kdapl_conn_fail(conn,
+					DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR,
+					NULL, 0);
 		rdma_unlock_handler(id);
 		return DAT_SUCCESS;
 	}
 
-	/* The request stays with the CR, which rdma_cm rejected already. */
+	/* No memory: the CR keeps the request, which rdma_cm rejected. */
 	WRITE_ONCE(id->context, (void *)&cr->ctx);
 	rdma_unlock_handler(id);
 	spin_lock_irqsave(&ep->lock, flags);
@@ -2180,10 +2253,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ep->remote_port = 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_conn_discard(conn);
-	if (err == -ENOMEM || err == -ENOBUFS)
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
-	return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 }
 
 /* ---------------------------------------------------------------------

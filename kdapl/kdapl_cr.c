@@ -473,7 +473,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_accept);
  *
  * Context: process context, may sleep.
  * Return:
- * * %DAT_SUCCESS - accepted; the CR handle is no longer valid.
+ * * %DAT_SUCCESS - accepted; the CR handle is no longer valid.  Also
+ *   when the peer gave the request up before: the EP then gets
+ *   DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_CR - bad @cr_handle (or the
  *   CR was accepted or rejected already).
  * * %DAT_INVALID_HANDLE | %DAT_INVALID_HANDLE_EP - @ep_handle is not an

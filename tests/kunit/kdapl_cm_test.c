@@ -594,6 +594,34 @@ static DAT_CR_HANDLE kdapl_cm_request(struct kunit *test,
 	return ev.event_data.cr_arrival_event_data.cr_handle;
 }
 
+/* Accept @cli's request to @psp on @srv, see both established. */
+static void kdapl_cm_accept_both(struct kunit *test, struct kdapl_cm_env *env,
+				 DAT_PSP_HANDLE psp, DAT_EP_HANDLE cli,
+				 DAT_EP_HANDLE srv)
+{
+	DAT_CR_HANDLE cr = kdapl_cm_request(test, env, psp);
+
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+}
+
+/* Connect @cli to @qual, accept on @srv, see both established. */
+static void kdapl_cm_establish(struct kunit *test, struct kdapl_cm_env *env,
+			       DAT_PSP_HANDLE psp, DAT_CONN_QUAL qual,
+			       DAT_EP_HANDLE cli, DAT_EP_HANDLE srv)
+{
+	struct sockaddr_in sin = env->addr;
+
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin), qual,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	kdapl_cm_accept_both(test, env, psp, cli, srv);
+}
+
 /*
  * Accept with private data both ways, dup_connect, graceful disconnect
  * from the active side, abrupt from the passive side.
@@ -668,12 +696,7 @@ static void kdapl_cm_accept_test(struct kunit *test)
 						 0, NULL,
 						 DAT_QOS_BEST_EFFORT),
 			DAT_SUCCESS);
-	cr = kdapl_cm_request(test, env, psp);
-	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv2, 0, NULL), DAT_SUCCESS);
-	kdapl_test_expect_conn(test, env->conn, cli2,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	kdapl_test_expect_conn(test, env->sconn, srv2,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_cm_accept_both(test, env, psp, cli2, srv2);
 
 	/* Graceful from the active side: both hear DISCONNECTED. */
 	KUNIT_EXPECT_EQ(test, dat_ep_disconnect(cli, DAT_CLOSE_GRACEFUL_FLAG),
@@ -703,17 +726,7 @@ static void kdapl_cm_accept_test(struct kunit *test)
 	kdapl_cm_reset(test, srv);
 	kdapl_cm_reset(test, cli2);
 	kdapl_cm_reset(test, srv2);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
-					     KDAPL_CM_TEST_QUAL,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
-	cr = kdapl_cm_request(test, env, psp);
-	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
-	kdapl_test_expect_conn(test, env->conn, cli,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
-	kdapl_test_expect_conn(test, env->sconn, srv,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_cm_establish(test, env, psp, KDAPL_CM_TEST_QUAL, cli, srv);
 
 	/* Freeing a connected EP disconnects its peer. */
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
@@ -808,6 +821,77 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	kdapl_cm_reset(test, cli);
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+}
+
+/*
+ * An accept after the peer gave up (its EP freed while it waited): the
+ * request cannot be accepted any more, which the accept reports as DAT
+ * does, with DAT_SUCCESS and ACCEPT_COMPLETION_ERROR on the EP's connect
+ * EVD; the CR is consumed and the EP, reset, serves another request.
+ * iWARP completes the passive side when it sends its reply, so there
+ * the accept may instead be ESTABLISHED and then end.
+ */
+static void kdapl_cm_peer_gone_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	const DAT_CONN_QUAL qual = KDAPL_CM_TEST_QUAL + 7;
+	struct sockaddr_in sin = env->addr;
+	DAT_EP_HANDLE cli, srv;
+	DAT_CR_PARAM crp;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev = {};
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qual, env->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin), qual,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	/* Let the peer's reject or close reach the request. */
+	msleep(1000);
+
+	KUNIT_EXPECT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
+			KDAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR));
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(env->sconn, &ev,
+						    KDAPL_CM_TEST_WAIT_MS),
+			      "no connection event");
+	if (env->iwarp &&
+	    ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED) {
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      kdapl_test_wait(env->sconn, &ev,
+						      KDAPL_CM_TEST_WAIT_MS),
+				      "the connection did not end");
+		KUNIT_EXPECT_TRUE(test,
+				  ev.event_number ==
+				  DAT_CONNECTION_EVENT_DISCONNECTED ||
+				  ev.event_number ==
+				  DAT_CONNECTION_EVENT_BROKEN);
+	} else {
+		KUNIT_EXPECT_EQ(test, ev.event_number,
+				DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, ev.event_data.connect_event_data.ep_handle,
+			    srv);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
+			DAT_EP_STATE_DISCONNECTED);
+
+	/* Reset, the EP takes the next request. */
+	kdapl_cm_reset(test, srv);
+	cli = kdapl_cm_ep(test, env, env->conn);
+	kdapl_cm_establish(test, env, psp, qual, cli, srv);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 }
 
 #define KDAPL_CM_FULL_CLIENTS	3
@@ -1014,25 +1098,15 @@ static void kdapl_cm_close_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
 	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
-	struct sockaddr_in sin = env->addr;
 	DAT_EP_HANDLE cli, srv;
 	DAT_PSP_HANDLE psp;
-	DAT_CR_HANDLE cr;
 
 	cli = kdapl_cm_ep(test, env, env->conn);
 	srv = kdapl_cm_ep(test, env, env->sconn);
 	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL + 2,
 					     env->cr, DAT_PSP_CONSUMER_FLAG,
 					     &psp), DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
-					     KDAPL_CM_TEST_QUAL + 2,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
-	cr = kdapl_cm_request(test, env, psp);
-	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
-	kdapl_test_expect_conn(test, env->conn, cli,
-			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	kdapl_cm_establish(test, env, psp, KDAPL_CM_TEST_QUAL + 2, cli, srv);
 	KUNIT_EXPECT_EQ(test, dat_ia_close(env->ia, DAT_CLOSE_ABRUPT_FLAG),
 			DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli),
@@ -1128,6 +1202,7 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_accept_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_peer_gone_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_full_evd_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_queued_request_test,
 			 kdapl_test_adapter_gen),
