@@ -1600,8 +1600,9 @@ struct kdapl_sp {
  * @obj: handle and references
  * @ctx: rdma_cm context of @cm_id while the CR owns it
  * @cm_id: the request's identifier, owned by the CR until it is accepted
- *	(then by the EP) or rejected (then destroyed); NULL afterwards or
- *	once the device is gone (IA lock)
+ *	(then by the EP, or destroyed if the request was dead) or rejected
+ *	(then destroyed); NULL afterwards or once the device is gone (IA
+ *	lock)
  * @sp: the service point it arrived on, with a reference (the SP may be
  *	freed meanwhile; the CR stays valid)
  * @work: publishes the CR and reports it, out of the rdma_cm handler
@@ -1626,7 +1627,6 @@ struct kdapl_cr {
 	struct kdapl_ep *ep;
 	bool provider_ep;
 	bool ud;
-	bool peer_gone;		/* the peer gave the request up */
 	DAT_SOCK_ADDR local_addr;
 	DAT_SOCK_ADDR remote_addr;
 	DAT_PORT_QUAL remote_port;

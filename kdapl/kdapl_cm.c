@@ -1283,20 +1283,6 @@ trace:
 	return 0;
 }
 
-/* Whether @event on a request not accepted yet means its peer gave up. */
-static bool kdapl_cm_request_gone(const struct rdma_cm_event *event)
-{
-	switch (event->event) {
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_DISCONNECTED:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /**
  * kdapl_cm_handler() - the rdma_cm event handler of every kdapl identifier
  * @id: the identifier
@@ -1326,9 +1312,6 @@ int kdapl_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		 * identifier itself (reject, free, detach), never by
 		 * returning non-zero here.
 		 */
-		if (kdapl_cm_request_gone(event))
-			WRITE_ONCE(container_of(ctx, struct kdapl_cr,
-						ctx)->peer_gone, true);
 		return 0;
 	case KDAPL_CM_EP:
 		return kdapl_conn_cm_event(container_of(ctx, struct kdapl_conn,
@@ -2101,10 +2084,22 @@ DAT_RETURN dat_ep_common_connect(DAT_EP_HANDLE ep_handle,
 EXPORT_SYMBOL_GPL(dat_ep_common_connect);
 
 /*
- * The request's peer gave it up before its QP could be made: on
- * InfiniBand and RoCE the connection manager took the peer's reject,
- * after which rdma_cm makes no QP on @id.  The accept completes in error
- * without a connection; @id goes.  The IA lock is held.
+ * Whether the connection manager still holds the request of @id, which
+ * has no QP yet: after a reject (the peer's, or rdma_cm's own when an
+ * accept failed) InfiniBand's gives no attributes for a QP of it.
+ */
+static bool kdapl_cm_request_alive(struct rdma_cm_id *id)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask = 0;
+
+	return !rdma_init_qp_attr(id, &attr, &mask);
+}
+
+/*
+ * The request is dead before its QP could be made (see
+ * kdapl_cm_request_alive()).  The accept completes in error without a
+ * connection; @id goes.  The IA lock is held.
  */
 static DAT_RETURN kdapl_cm_accept_gone(struct kdapl_ep *ep,
 				       struct rdma_cm_id *id,
@@ -2141,10 +2136,11 @@ static DAT_RETURN kdapl_cm_accept_gone(struct kdapl_ep *ep,
  * moves @id to the EP (its context) and accepts.  The EP goes to
  * DAT_EP_STATE_COMPLETION_PENDING; DAT_CONNECTION_EVENT_ESTABLISHED
  * or DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR follows.  The latter
- * is queued at once, with the EP DISCONNECTED, when the peer gave the
- * request up (InfiniBand's reject, iWARP's closed stream): rdma_cm then
- * makes no QP for it (InfiniBand) or refuses the accept, which no later
- * accept can undo.  So does any refusal of rdma_cm not for memory.
+ * is queued at once, with the EP DISCONNECTED, when the request is dead:
+ * its peer gave it up (InfiniBand's reject, iWARP's closed stream) or an
+ * accept failed before, so that rdma_cm gives no QP attributes for it
+ * (InfiniBand) or refuses the accept.  So does any refusal of rdma_cm
+ * not for memory.
  *
  * Context: process context, the IA lock held; takes the handler mutex
  * of @id.
@@ -2185,8 +2181,6 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return kdapl_ep_state_error(old_state);
 	}
-	if (READ_ONCE(cr->peer_gone))
-		return kdapl_cm_accept_gone(ep, id, cr);
 	conn = kdapl_conn_alloc(ep, true);
 	if (!conn)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
@@ -2195,8 +2189,9 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ret = kdapl_conn_create_qp(conn, id);
 	if (ret) {
 		kdapl_conn_discard(conn);
-		/* The reject may have come while the QP was being made. */
-		if (READ_ONCE(cr->peer_gone))
+		/* Not for the EP's state: the request may have died. */
+		if (DAT_GET_TYPE(ret) != DAT_INVALID_STATE &&
+		    !kdapl_cm_request_alive(id))
 			return kdapl_cm_accept_gone(ep, id, cr);
 		return ret;
 	}

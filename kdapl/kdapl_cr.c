@@ -469,7 +469,8 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_accept);
  * The EP moves to DAT_EP_STATE_COMPLETION_PENDING, where its EVDs and
  * attributes can no longer be modified (its QP exists), and gets
  * DAT_CONNECTION_EVENT_ESTABLISHED (or a failure event) on its connect
- * EVD.  The CR is freed.
+ * EVD.  A request its peer gave up moves it to DISCONNECTED at once,
+ * with DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.  The CR is freed.
  *
  * Context: process context, may sleep.
  * Return:

@@ -5,7 +5,8 @@
  * dat_ep_common_connect() and dat_ep_disconnect() in every EP state, and real connections on each
  * adapter in loopback (the IA connects to its own address): no listener,
  * connect timeout and abort, accept with private data both ways, reject,
- * dup_connect, graceful and abrupt disconnect, and freeing connected EPs.
+ * accept of a request its peer gave up, dup_connect, graceful and abrupt
+ * disconnect, and freeing connected EPs.
  *
  * The expectations follow the DAT manual pages (dat_ep_connect(3),
  * dat_ep_dup_connect(3), dat_ep_common_connect(3) and
@@ -18,6 +19,7 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/jiffies.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <rdma/rdma_cm.h>
@@ -824,38 +826,37 @@ static void kdapl_cm_reject_test(struct kunit *test)
 }
 
 /*
- * An accept after the peer gave up (its EP freed while it waited): the
- * request cannot be accepted any more, which the accept reports as DAT
- * does, with DAT_SUCCESS and ACCEPT_COMPLETION_ERROR on the EP's connect
- * EVD; the CR is consumed and the EP, reset, serves another request.
+ * One accept on @srv of a request whose peer's EP is freed @delay_ms
+ * before it, with a receive posted on @srv: DAT_SUCCESS, the CR gone,
+ * ACCEPT_COMPLETION_ERROR, the receive flushed, @srv DISCONNECTED.
  * iWARP completes the passive side when it sends its reply, so there
  * the accept may instead be ESTABLISHED and then end.
  */
-static void kdapl_cm_peer_gone_test(struct kunit *test)
+static void kdapl_cm_accept_gone_once(struct kunit *test,
+				      struct kdapl_cm_env *env,
+				      DAT_PSP_HANDLE psp, DAT_CONN_QUAL qual,
+				      DAT_EP_HANDLE srv,
+				      const DAT_LMR_TRIPLET *iov,
+				      unsigned int delay_ms)
 {
-	const char *const *name = test->param_value;
-	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
-	const DAT_CONN_QUAL qual = KDAPL_CM_TEST_QUAL + 7;
 	struct sockaddr_in sin = env->addr;
-	DAT_EP_HANDLE cli, srv;
+	DAT_DTO_COOKIE cookie = { .as_64 = delay_ms };
+	DAT_EP_HANDLE cli = kdapl_cm_ep(test, env, env->conn);
 	DAT_CR_PARAM crp;
-	DAT_PSP_HANDLE psp;
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev = {};
 
-	cli = kdapl_cm_ep(test, env, env->conn);
-	srv = kdapl_cm_ep(test, env, env->sconn);
-	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qual, env->cr,
-					     DAT_PSP_CONSUMER_FLAG, &psp),
-			DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin), qual,
 					     DAT_TIMEOUT_INFINITE, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
 	cr = kdapl_cm_request(test, env, psp);
+	KUNIT_ASSERT_EQ(test, dat_ep_post_recv(srv, 1, (DAT_LMR_TRIPLET *)iov,
+					       cookie,
+					       DAT_COMPLETION_DEFAULT_FLAG),
+			DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
-	/* Let the peer's reject or close reach the request. */
-	msleep(1000);
+	msleep(delay_ms);
 
 	KUNIT_EXPECT_EQ(test, dat_cr_accept(cr, srv, 0, NULL), DAT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, dat_cr_query(cr, DAT_CR_FIELD_ALL, &crp),
@@ -882,9 +883,44 @@ static void kdapl_cm_peer_gone_test(struct kunit *test)
 			    srv);
 	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, srv),
 			DAT_EP_STATE_DISCONNECTED);
-
-	/* Reset, the EP takes the next request. */
+	KUNIT_ASSERT_TRUE_MSG(test, kdapl_test_wait(env->dto, &ev,
+						    KDAPL_CM_TEST_WAIT_MS),
+			      "the receive did not complete");
+	KUNIT_EXPECT_EQ(test, ev.event_data.dto_completion_event_data.status,
+			DAT_DTO_ERR_FLUSHED);
+	KUNIT_EXPECT_EQ(test,
+			ev.event_data.dto_completion_event_data.user_cookie.as_64,
+			delay_ms);
 	kdapl_cm_reset(test, srv);
+}
+
+/*
+ * Accepts after the peer gave up (its EP freed while it waited), once
+ * with time for the peer's reject or close to arrive first and once
+ * without: the request cannot be accepted any more, which the accept
+ * reports as DAT does.  The EP, reset, then serves another request.
+ */
+static void kdapl_cm_peer_gone_test(struct kunit *test)
+{
+	/* Before the IA: freed after it is closed. */
+	void *buf = page_address(kdapl_test_pages(test, 0));
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	const DAT_CONN_QUAL qual = KDAPL_CM_TEST_QUAL + 7;
+	DAT_LMR_TRIPLET iov = { .segment_length = 64 };
+	DAT_EP_HANDLE cli, srv;
+	DAT_PSP_HANDLE psp;
+
+	kdapl_test_lmr(test, env->ia, env->pz, buf, 64,
+		       DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &iov.lmr_context, NULL);
+	iov.virtual_address = (DAT_VADDR)(uintptr_t)buf;
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qual, env->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	kdapl_cm_accept_gone_once(test, env, psp, qual, srv, &iov, 1000);
+	kdapl_cm_accept_gone_once(test, env, psp, qual, srv, &iov, 0);
+
 	cli = kdapl_cm_ep(test, env, env->conn);
 	kdapl_cm_establish(test, env, psp, qual, cli, srv);
 	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
