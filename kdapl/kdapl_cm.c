@@ -2083,6 +2083,18 @@ DAT_RETURN dat_ep_common_connect(DAT_EP_HANDLE ep_handle,
 }
 EXPORT_SYMBOL_GPL(dat_ep_common_connect);
 
+/* An accept of @cr moves @ep to @state with the request's addresses. */
+static void kdapl_cm_ep_from_cr(struct kdapl_ep *ep, const struct kdapl_cr *cr,
+				DAT_EP_STATE state)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->state = state;
+	ep->local_addr = cr->local_addr;
+	ep->local_port = cr->conn_qual;
+	ep->remote_addr = cr->remote_addr;
+	ep->remote_port = cr->remote_port;
+}
+
 /*
  * Whether the connection manager still holds the request of @id, which
  * has no QP yet: after a reject (the peer's, or rdma_cm's own when an
@@ -2109,11 +2121,7 @@ static DAT_RETURN kdapl_cm_accept_gone(struct kdapl_ep *ep,
 
 	rdma_destroy_id(id);
 	spin_lock_irqsave(&ep->lock, flags);
-	ep->state = DAT_EP_STATE_DISCONNECTED;
-	ep->local_addr = cr->local_addr;
-	ep->local_port = cr->conn_qual;
-	ep->remote_addr = cr->remote_addr;
-	ep->remote_port = cr->remote_port;
+	kdapl_cm_ep_from_cr(ep, cr, DAT_EP_STATE_DISCONNECTED);
 	kdapl_ep_push(ep, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, NULL,
 		      0);
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -2202,11 +2210,7 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	ep->conn = conn;
 	ep->cm_id = id;
 	WRITE_ONCE(ep->qp, conn->qp);
-	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
-	ep->local_addr = cr->local_addr;
-	ep->local_port = cr->conn_qual;
-	ep->remote_addr = cr->remote_addr;
-	ep->remote_port = cr->remote_port;
+	kdapl_cm_ep_from_cr(ep, cr, DAT_EP_STATE_COMPLETION_PENDING);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_dto_qp_created(ep, conn->max_inline);
 	conn->id = id;

@@ -610,10 +610,9 @@ static void kdapl_cm_accept_both(struct kunit *test, struct kdapl_cm_env *env,
 			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
 }
 
-/* Connect @cli to @qual, accept on @srv, see both established. */
-static void kdapl_cm_establish(struct kunit *test, struct kdapl_cm_env *env,
-			       DAT_PSP_HANDLE psp, DAT_CONN_QUAL qual,
-			       DAT_EP_HANDLE cli, DAT_EP_HANDLE srv)
+/* Connect @cli to @qual on the IA's own address, no private data. */
+static void kdapl_cm_connect(struct kunit *test, struct kdapl_cm_env *env,
+			     DAT_EP_HANDLE cli, DAT_CONN_QUAL qual)
 {
 	struct sockaddr_in sin = env->addr;
 
@@ -621,6 +620,14 @@ static void kdapl_cm_establish(struct kunit *test, struct kdapl_cm_env *env,
 					     DAT_TIMEOUT_INFINITE, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
+}
+
+/* Connect @cli to @qual, accept on @srv, see both established. */
+static void kdapl_cm_establish(struct kunit *test, struct kdapl_cm_env *env,
+			       DAT_PSP_HANDLE psp, DAT_CONN_QUAL qual,
+			       DAT_EP_HANDLE cli, DAT_EP_HANDLE srv)
+{
+	kdapl_cm_connect(test, env, cli, qual);
 	kdapl_cm_accept_both(test, env, psp, cli, srv);
 }
 
@@ -794,7 +801,6 @@ static void kdapl_cm_reject_test(struct kunit *test)
 {
 	const char *const *name = test->param_value;
 	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
-	struct sockaddr_in sin = env->addr;
 	DAT_CONNECTION_EVENT_DATA *cd;
 	DAT_PSP_HANDLE psp;
 	DAT_EP_HANDLE cli;
@@ -805,11 +811,7 @@ static void kdapl_cm_reject_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, KDAPL_CM_TEST_QUAL + 1,
 					     env->cr, DAT_PSP_CONSUMER_FLAG,
 					     &psp), DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin),
-					     KDAPL_CM_TEST_QUAL + 1,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
+	kdapl_cm_connect(test, env, cli, KDAPL_CM_TEST_QUAL + 1);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_cr_reject(cr, 4, "nope"), DAT_SUCCESS);
 	kdapl_test_expect_conn(test, env->conn, cli,
@@ -839,17 +841,13 @@ static void kdapl_cm_accept_gone_once(struct kunit *test,
 				      const DAT_LMR_TRIPLET *iov,
 				      unsigned int delay_ms)
 {
-	struct sockaddr_in sin = env->addr;
 	DAT_DTO_COOKIE cookie = { .as_64 = delay_ms };
 	DAT_EP_HANDLE cli = kdapl_cm_ep(test, env, env->conn);
 	DAT_CR_PARAM crp;
 	DAT_CR_HANDLE cr;
 	DAT_EVENT ev = {};
 
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, kdapl_cm_sa(&sin), qual,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
+	kdapl_cm_connect(test, env, cli, qual);
 	cr = kdapl_cm_request(test, env, psp);
 	KUNIT_ASSERT_EQ(test, dat_ep_post_recv(srv, 1, (DAT_LMR_TRIPLET *)iov,
 					       cookie,
