@@ -66,6 +66,8 @@ summary() {
 	else
 		echo "$p passed, $f failed"
 	fi
+	# Last, so that the tail of a long log names what failed.
+	grep '^FAIL' "$results"
 	[ "$f" -eq 0 ]
 	exit
 }

@@ -200,4 +200,6 @@ fi
 rdma_del rxe0
 kdapl_unload
 emit_block "tools-$kind" "$out"
-! grep -q "^[^	]*	kdapl[^	]*	FAIL" "$out" || die "a tool failed over kdapl"
+failed=$(awk -F '\t' '$2 ~ /^kdapl/ && $3 == "FAIL" {
+	printf "%s%s (%s)", sep, $1, $2; sep = "; " }' "$out")
+[ -z "$failed" ] || die "a tool failed over kdapl: $failed"
