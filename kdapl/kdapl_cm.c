@@ -835,7 +835,10 @@ static bool kdapl_conn_fail_locked(struct kdapl_conn *conn,
  * End the connection from an rdma_cm handler or the work after
  * ESTABLISHED: post @number (kdapl_conn_fail_locked()) and tear down
  * from a work item.  @pd is private data to give with the event, or
- * NULL.
+ * NULL.  A connection that was established keeps the private data of
+ * its ESTABLISHED event, which the consumer may be reading: a peer's
+ * reject after that (ib_cm passes one on) ends it as BROKEN, which
+ * carries none.
  */
 static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 			    const void *pd, u8 pd_len)
@@ -845,7 +848,8 @@ static void kdapl_conn_fail(struct kdapl_conn *conn, DAT_EVENT_NUMBER number,
 	bool ended;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (pd && pd_len && !conn->ended && !conn->dying) {
+	if (pd && pd_len && !conn->connected && !conn->ended &&
+	    !conn->dying) {
 		conn->pd_size = pd_len;	/* u8: fits */
 		memcpy(conn->pd, pd, conn->pd_size);
 	}

@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
 #include "kdapl_test_util.h"
@@ -928,6 +929,88 @@ static void kdapl_cm_peer_gone_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
 }
 
+/*
+ * Hand the rdma_cm handler of @ep a peer's reject carrying @pd, as ib_cm
+ * delivers a REJ that arrives after the connection was established
+ * (rdma_cm passes it on while its identifier is connected).
+ */
+static void kdapl_cm_late_reject(struct kunit *test, DAT_EP_HANDLE ep,
+				 const char *pd)
+{
+	struct rdma_cm_event rej = {
+		.event = RDMA_CM_EVENT_REJECTED,
+		.param.conn.private_data = pd,
+		.param.conn.private_data_len = strlen(pd),
+	};
+	struct rdma_cm_id *id;
+	struct kdapl_ep *e;
+
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, ep, EP,
+					DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	id = e->cm_id;
+	kdapl_object_put(&e->obj);
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	rej.status = rdma_protocol_iwarp(id->device, id->port_num) ?
+		     -ECONNREFUSED : IB_CM_REJ_CONSUMER_DEFINED;
+	KUNIT_EXPECT_EQ(test, id->event_handler(id, &rej), 0);
+}
+
+/*
+ * A reject after ESTABLISHED (a faulty or hostile peer's) breaks the
+ * connection, and leaves the private data of ESTABLISHED, which the
+ * consumer may still be reading, as the peer's accept gave it.
+ */
+static void kdapl_cm_late_reject_test(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct kdapl_cm_env *env = kdapl_cm_env(test, *name);
+	const DAT_CONN_QUAL qual = KDAPL_CM_TEST_QUAL + 8;
+	unsigned long end = jiffies + 5 * HZ;
+	DAT_CONNECTION_EVENT_DATA *cd;
+	DAT_EP_HANDLE cli, srv;
+	DAT_PSP_HANDLE psp;
+	DAT_EVENT ev;
+
+	cli = kdapl_cm_ep(test, env, env->conn);
+	srv = kdapl_cm_ep(test, env, env->sconn);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(env->ia, qual, env->cr,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	kdapl_cm_connect(test, env, cli, qual);
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(kdapl_cm_request(test, env, psp),
+					    srv, 5, "world"),
+			DAT_SUCCESS);
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, NULL);
+	/* ESTABLISHED is queued, not yet dequeued, when the reject comes. */
+	while (kdapl_test_ep_state(test, cli) != DAT_EP_STATE_CONNECTED &&
+	       time_before(jiffies, end))
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, kdapl_test_ep_state(test, cli),
+			DAT_EP_STATE_CONNECTED);
+	kdapl_cm_late_reject(test, cli, "XXXXX");
+
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	cd = &ev.event_data.connect_event_data;
+	/* IB pads the accept's private data to its full size. */
+	KUNIT_ASSERT_GE(test, cd->private_data_size, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(cd->private_data, "world", 5), 0);
+	kdapl_test_expect_conn(test, env->conn, cli,
+			       DAT_CONNECTION_EVENT_BROKEN, &ev);
+	KUNIT_EXPECT_EQ(test, ev.event_data.connect_event_data.private_data_size,
+			0);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, cli),
+			DAT_EP_STATE_DISCONNECTED);
+	/* Its teardown closes the connection for the peer too. */
+	kdapl_test_expect_conn(test, env->sconn, srv,
+			       DAT_CONNECTION_EVENT_DISCONNECTED, NULL);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(srv), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+}
+
 #define KDAPL_CM_FULL_CLIENTS	3
 
 /*
@@ -1237,6 +1320,7 @@ static struct kunit_case kdapl_cm_cases[] = {
 	KUNIT_CASE_PARAM(kdapl_cm_csp_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_reject_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_peer_gone_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(kdapl_cm_late_reject_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_full_evd_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(kdapl_cm_queued_request_test,
 			 kdapl_test_adapter_gen),
