@@ -910,6 +910,7 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 		       struct rdma_ah_attr *attr, u32 qkey,
 		       struct kdapl_ud_ah **ahp, u32 *idp);
 void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep);
+void kdapl_ud_peers_stop(struct kdapl_ep *ep);
 void kdapl_ud_peers_destroy(struct kdapl_ep *ep);
 DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep);
 DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,

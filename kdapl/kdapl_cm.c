@@ -640,7 +640,7 @@ static void kdapl_conn_teardown(struct kdapl_conn *conn)
 
 	/* No resolution adds an address handle or an event any more. */
 	if (conn->ud)
-		kdapl_ud_peers_destroy(ep);
+		kdapl_ud_peers_stop(ep);
 	if (id && qp)
 		kdapl_conn_teardown_qp(conn, id, qp);
 	if (id) {
@@ -2459,6 +2459,9 @@ static void kdapl_cm_ep_release(struct kdapl_ep *ep)
 	if (!conn)
 		return;
 	kdapl_conn_teardown(conn);
+	/* What the resolutions' events pointed to is the consumer's no more. */
+	if (conn->ud)
+		kdapl_ud_peers_destroy(ep);
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->conn = NULL;
 	spin_unlock_irqrestore(&ep->lock, flags);

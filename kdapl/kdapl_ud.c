@@ -37,9 +37,14 @@
  * handle waits on @dead meanwhile), since a send the device still holds
  * may use it.
  *
+ * A resolution outlives the EP's teardown, which destroys only its
+ * identifier: the private data its event gave stays valid until the EP
+ * is reset or freed, or the consumer frees the resolution.
+ *
  * Locking: the lists are under ep->lock; destruction happens with no
- * spinlock held.  Resolutions are created and destroyed under the IA
- * lock; their rdma_cm handlers take ep->lock only.
+ * spinlock held.  Resolutions are created and freed under the IA lock,
+ * and their identifiers destroyed under ud->lock (inside it); their
+ * rdma_cm handlers take ep->lock only.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -77,7 +82,8 @@ struct kdapl_ud_ah {
  * @node: on &kdapl_ud.peers
  * @ep: its EP, which destroys its resolutions before it goes
  * @id: the identifier of the request: the active side's own, or the
- *	one the request arrived on (from its CR)
+ *	one the request arrived on (from its CR); NULL once the EP's
+ *	teardown destroyed it
  * @remote: the peer's address (with the qualifier on the active side)
  * @done: its ESTABLISHED, REJECT or ERROR event is queued; later events
  *	of @id are ignored (ep->lock)
@@ -106,7 +112,11 @@ struct kdapl_ud_peer {
 
 /**
  * struct kdapl_ud - what a datagram EP has besides an EP's
- * @peers: its resolutions, until dat_ib_ud_cm_free() or its teardown
+ * @peers: its resolutions, until dat_ib_ud_cm_free(), or the EP's reset
+ *	or free: their events' private data stays valid as long
+ * @lock: serialises the destruction of the resolutions' identifiers
+ *	(the teardown's and dat_ib_ud_cm_free()'s), which waits for their
+ *	handlers, with the free of their memory
  * @ahs: its address handles
  * @dead: address handles the consumer freed while requests were
  *	outstanding, destroyed once the send queue is empty
@@ -115,6 +125,7 @@ struct kdapl_ud_peer {
  */
 struct kdapl_ud {
 	struct list_head peers;
+	struct mutex lock;	/* see above */
 	struct list_head ahs;
 	struct list_head dead;
 	u32 mtu;
@@ -177,6 +188,7 @@ int kdapl_ud_ep_init(struct kdapl_ep *ep)
 	if (!ud)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&ud->peers);
+	mutex_init(&ud->lock);
 	INIT_LIST_HEAD(&ud->ahs);
 	INIT_LIST_HEAD(&ud->dead);
 	ep->ud = ud;
@@ -195,6 +207,7 @@ void kdapl_ud_ep_fini(struct kdapl_ep *ep)
 		return;
 	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
 		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead));
+	mutex_destroy(&ep->ud->lock);
 	kfree(ep->ud);
 	ep->ud = NULL;
 }
@@ -828,14 +841,16 @@ static void kdapl_ud_peer_free(struct kdapl_evd_gone *gone)
  * Destroy resolution @peer, off its EP's list.  Its memory goes once its
  * event, which points to its private data, is past the connect EVD's
  * upcall: a process's is copied to the process's ring from there.  IA
- * lock held, or the conn's teardown, so that the EVD stays the EP's.
+ * lock and ud->lock held, so that the EVD stays the EP's.
  */
 static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
 {
 	struct kdapl_evd *evd = READ_ONCE(peer->ep->connect_evd);
 
+	lockdep_assert_held(&peer->ep->ud->lock);
 	/* Waits for a running handler; none runs afterwards. */
-	rdma_destroy_id(peer->id);
+	if (peer->id)
+		rdma_destroy_id(peer->id);
 	peer->gone.free = kdapl_ud_peer_free;
 	if (evd)
 		kdapl_evd_defer_free(evd, &peer->gone);
@@ -844,10 +859,46 @@ static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
 }
 
 /**
- * kdapl_ud_peers_destroy() - destroy every resolution of an EP
- * @ep: a datagram EP being torn down
+ * kdapl_ud_peers_stop() - end every resolution of an EP in progress
+ * @ep: a datagram EP whose queue pair is being torn down
+ *
+ * Destroys the resolutions' identifiers, so that none adds an address
+ * handle or an event any more, and keeps their memory: the private data
+ * their events gave stays valid until the EP is reset or freed
+ * (kdapl_ud_peers_destroy()) or the consumer frees the resolution.
  *
  * Context: process context; the IA lock held, or the conn's teardown.
+ */
+void kdapl_ud_peers_stop(struct kdapl_ep *ep)
+{
+	struct kdapl_ud_peer *peer;
+	struct rdma_cm_id *id;
+	unsigned long flags;
+
+	mutex_lock(&ep->ud->lock);
+	do {
+		id = NULL;
+		spin_lock_irqsave(&ep->lock, flags);
+		list_for_each_entry(peer, &ep->ud->peers, node) {
+			if (peer->id) {
+				id = peer->id;
+				peer->id = NULL;
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&ep->lock, flags);
+		/* Waits for a running handler; none runs afterwards. */
+		if (id)
+			rdma_destroy_id(id);
+	} while (id);
+	mutex_unlock(&ep->ud->lock);
+}
+
+/**
+ * kdapl_ud_peers_destroy() - destroy every resolution of an EP
+ * @ep: a datagram EP being reset or freed
+ *
+ * Context: process context, the IA lock held.
  */
 void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
 {
@@ -855,6 +906,8 @@ void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
 	unsigned long flags;
 	LIST_HEAD(list);
 
+	lockdep_assert_held(&ep->obj.ia->lock);
+	mutex_lock(&ep->ud->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_splice_init(&ep->ud->peers, &list);
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -862,6 +915,7 @@ void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
 		list_del(&peer->node);
 		kdapl_ud_peer_destroy(peer);
 	}
+	mutex_unlock(&ep->ud->lock);
 }
 
 /**
@@ -892,6 +946,7 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		ret = dat_error(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 		goto unlock;
 	}
+	mutex_lock(&ep->ud->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_for_each_entry(pos, &ep->ud->peers, node) {
 		if (kdapl_ud_by_id(ep) ? pos->uid == cm.as_64 :
@@ -906,6 +961,7 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 		kdapl_ud_peer_destroy(peer);
 	else
 		ret = dat_error(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	mutex_unlock(&ep->ud->lock);
 unlock:
 	mutex_unlock(&ia->lock);
 	kdapl_object_put(&ep->obj);

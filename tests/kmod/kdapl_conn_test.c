@@ -3295,11 +3295,12 @@ kct_ud_event(struct kct *t, struct kct_side *s, DAT_EVENT_NUMBER number,
 
 /*
  * Resolve the server's EP from the client's, with private data both
- * ways; the client's address handle and both resolutions are returned.
+ * ways; the client's address handle and both resolutions are returned,
+ * and in @answer (if not NULL) the private data of the client's event.
  */
 static bool kct_ud_resolve(struct kct *t, u32 cpd, u32 spd,
 			   DAT_IB_ADDR_HANDLE *ah, DAT_CONTEXT *ccm,
-			   DAT_CONTEXT *scm)
+			   DAT_CONTEXT *scm, const void **answer)
 {
 	DAT_IA_ADDRESS_PTR dst = (DAT_IA_ADDRESS_PTR)&t->sin;
 	const DAT_IB_EXTENSION_EVENT_DATA *x;
@@ -3344,6 +3345,8 @@ static bool kct_ud_resolve(struct kct *t, u32 cpd, u32 spd,
 		return false;
 	*ah = x->remote_ah;
 	*ccm = x->context;
+	if (answer)
+		*answer = ev.event_data.connect_event_data.private_data;
 	return KCT_STATE(&t->srv, DAT_EP_STATE_CONNECTED);
 }
 
@@ -3470,21 +3473,24 @@ static bool kct_ud_failures(struct kct *t)
  * with their header checked and counted, bad posts refused, the address
  * handle and resolutions freed once (a second free is refused), a
  * rejected resolution and one nobody answers, a disconnect that takes
- * the queue pair and a resolution down, and after a reset a resolution
- * left for dat_ep_free() to release.  On iWARP, the EP's
+ * the queue pair down and leaves a resolution and its private data to
+ * the consumer until the reset, and after a reset a resolution left for
+ * dat_ep_free() to release.  On iWARP, the EP's
  * DAT_MODEL_NOT_SUPPORTED.
  */
 static void kct_ud(struct kct *t)
 {
 	DAT_CONTEXT ccm, scm, ccm2, scm2;
 	DAT_IB_ADDR_HANDLE ah, ah2;
+	const void *answer;
+	u32 spd = 3;
 	DAT_EVENT ev;
 	u64 n;
 
 	if (!kct_open(t, port + 20, false) || !kct_ud_eps(t))
 		goto out;
 	if (!kct_post_recvs(t, &t->srv, 4) ||
-	    !kct_ud_resolve(t, 0x1234, 0x5678, &ah, &ccm, &scm) ||
+	    !kct_ud_resolve(t, 0x1234, 0x5678, &ah, &ccm, &scm, NULL) ||
 	    !kct_ud_refused(t, &ah))
 		goto out;
 	for (n = 1; n <= 4; n++) {
@@ -3518,20 +3524,24 @@ static void kct_ud(struct kct *t)
 	if (!kct_ud_failures(t))
 		goto out;
 	/*
-	 * A second resolution, released by the disconnect, which takes the
-	 * queue pair down; a reset EP brings it up again for a third, left
+	 * A second resolution, whose private data and resolution outlive
+	 * the disconnect that takes the queue pair down (DAT keeps them
+	 * until the reset); a reset EP brings it up again for a third, left
 	 * to dat_ep_free().
 	 */
-	if (!kct_ud_resolve(t, 2, 3, &ah2, &ccm2, &scm2) ||
+	if (!kct_ud_resolve(t, 2, spd, &ah2, &ccm2, &scm2, &answer) ||
 	    !KCT_OK(dat_ep_disconnect(t->cli.ep, DAT_CLOSE_GRACEFUL_FLAG)) ||
 	    !KCT_CONN_EVENT(&t->cli, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
 	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_DISCONNECTED) ||
 	    !KCT_RET(kct_ud_send(t, &ah2, 8, 0),
 		     dat_error(DAT_INVALID_STATE,
 			       DAT_INVALID_STATE_EP_DISCONNECTED)) ||
+	    !kct_pdata(t, "UD answer after the disconnect", answer,
+		       sizeof(spd), &spd, sizeof(spd)) ||
+	    !KCT_OK(dat_ib_ud_cm_free(t->cli.ep, ccm2)) ||
 	    !KCT_OK(dat_ep_reset(t->cli.ep)) ||
 	    !KCT_STATE_IDLE(&t->cli, DAT_EP_STATE_UNCONNECTED) ||
-	    !kct_ud_resolve(t, 4, 5, &ah2, &ccm2, &scm2))
+	    !kct_ud_resolve(t, 4, 5, &ah2, &ccm2, &scm2, NULL))
 		goto out;
 	kct_pass(t, "ud resolution");
 out:
