@@ -20,8 +20,9 @@
  * a work item (after a failure or a peer's disconnect, and on a connect
  * timeout), serialised by conn->lock.  See Documentation/connections.rst.
  *
- * Lock order: IA lock, conn->lock, rdma_cm handler mutex (taken by
- * rdma_destroy_id() and rdma_lock_handler()), ep->lock.
+ * Lock order: IA lock, conn->lock, a datagram EP's ud->lock, rdma_cm
+ * handler mutex (taken by rdma_destroy_id() and rdma_lock_handler()),
+ * ep->lock.
  *
  * Copyright (c) 2026 The kdapl authors
  */

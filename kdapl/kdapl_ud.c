@@ -867,7 +867,7 @@ static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
  * their events gave stays valid until the EP is reset or freed
  * (kdapl_ud_peers_destroy()) or the consumer frees the resolution.
  *
- * Context: process context; the IA lock held, or the conn's teardown.
+ * Context: process context, from kdapl_conn_teardown() (conn->lock held).
  */
 void kdapl_ud_peers_stop(struct kdapl_ep *ep)
 {
