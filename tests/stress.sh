@@ -24,7 +24,9 @@ mkdir -p "$out"
 results=$out/results.txt
 : >"$results"
 
-printf 'CALLS=%s\nSECONDS_MAX=7200\n' "$calls" >"$out/fuzz.conf"
+# siw gets more processes: see PROCS_SIW in tests/vm/cases/fuzz.sh.
+printf 'CALLS=%s\nSECONDS_MAX=7200\nPROCS_SIW=16\n' "$calls" \
+	>"$out/fuzz.conf"
 printf 'ROUNDS=%s\n' "$kills" >"$out/kill9.conf"
 printf 'PROCS=8\nEPS=32\nSOAK_SECONDS=%s\n' "$soak" >"$out/soak.conf"
 
