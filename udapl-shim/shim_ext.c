@@ -207,7 +207,7 @@ static void shim_ext_ud_pdata_free(struct shim_ud_pdata *p)
 
 /**
  * shim_ext_ud_forget() - free what the shim keeps of an EP's resolutions
- * @ep: the EP, being freed (or its IA closed)
+ * @ep: the EP, being freed or reset (or its IA closed)
  */
 void shim_ext_ud_forget(struct shim_ep *ep)
 {

@@ -5,7 +5,8 @@
  * exchange that shim_ibext checks: what a datagram EP refuses before and
  * after its queue pair is up, rejected and unanswered resolutions,
  * several peers and address handles on one EP, the MTU, a disconnect
- * and a reset, and the frees at dat_ep_free().
+ * and a reset (which lets go of the resolutions' private data), and the
+ * frees at dat_ep_free().
  *
  * Two IAs of one process, on the same device, are the two sides: the
  * server's datagram EP has a PSP, the client's EPs resolve it.  Every
@@ -19,6 +20,7 @@
  */
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -895,6 +897,63 @@ static int test_disconnect(void)
 	return 0;
 }
 
+#define RESETS		16
+
+/*
+ * dat_ep_reset() ends the resolutions of a datagram EP, and with them
+ * the private data the shim keeps for their events: resolving, freeing
+ * the passive side's resolution and resetting, again and again, leaves
+ * the heap as it was (the first round warms it up).  A kept copy holds
+ * 256 bytes of private data.
+ */
+static int test_reset_forgets(void)
+{
+	DAT_EP_HANDLE sep, cep;
+	DAT_IB_ADDR_HANDLE ah;
+	DAT_PSP_HANDLE psp;
+	DAT_CONTEXT pcm;
+	struct side s, c;
+	size_t before = 0;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	long grown;
+	int i;
+
+	if (side_open_dto(&s, 16) || side_open_dto(&c, 16))
+		return -1;
+	if (ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS)
+		return FAIL("datagram EPs");
+	if (dat_psp_create(s.ia, QUAL + 6, s.cr, DAT_PSP_CONSUMER_FLAG,
+			   &psp) != DAT_SUCCESS)
+		return FAIL("dat_psp_create");
+	for (i = 0; i <= RESETS; i++) {
+		if (i == 1)
+			before = mallinfo2().uordblks;
+		if (ud_resolve(&c, cep, &s, sep, QUAL + 6, psp, &ah, NULL,
+			       &pcm))
+			return -1;
+		ret = dat_ib_ud_cm_free(sep, pcm);
+		if (ret != DAT_SUCCESS)
+			return FAIL("round %d: passive resolution: %#x", i, ret);
+		ret = dat_ep_disconnect(cep, DAT_CLOSE_ABRUPT_FLAG);
+		if (ret != DAT_SUCCESS)
+			return FAIL("round %d: dat_ep_disconnect: %#x", i, ret);
+		if (wait_ev(c.conn, 5000000, DAT_CONNECTION_EVENT_DISCONNECTED,
+			    &ev))
+			return -1;
+		ret = dat_ep_reset(cep);
+		if (ret != DAT_SUCCESS)
+			return FAIL("round %d: dat_ep_reset: %#x", i, ret);
+	}
+	grown = (long)(mallinfo2().uordblks - before);
+	printf("# heap after %d resets: %+ld bytes\n", RESETS, grown);
+	if (grown >= RESETS * 256 / 2)
+		return FAIL("%d resets kept %ld bytes", RESETS, grown);
+	if (dat_ep_free(cep) != DAT_SUCCESS || dat_ep_free(sep) != DAT_SUCCESS)
+		return FAIL("dat_ep_free");
+	return pair_close(&s, &c);
+}
+
 /* ---------------------------------------------------------------------
  * Nothing left
  */
@@ -1139,12 +1198,13 @@ int main(int argc, char **argv)
 		tap_run("ud_absent", test_absent);
 		return tap_done("shim_ud");
 	}
-	printf("1..7\n");
+	printf("1..8\n");
 	tap_run("ud_create", test_create);
 	tap_run("ud_reject", test_reject);
 	tap_run("ud_unanswered", test_unanswered);
 	tap_run("ud_peers", test_peers);
 	tap_run("ud_disconnect", test_disconnect);
+	tap_run("ud_reset_forgets", test_reset_forgets);
 	tap_run("ud_pdata_kept", test_pdata_kept);
 	tap_run("ud_free_all", test_free_all);
 	return tap_done("shim_ud");
