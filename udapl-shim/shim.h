@@ -192,7 +192,7 @@ struct shim_lmr {
  * @next: the EP's next one
  * @cm: the resolution's id (its DAT_CONTEXT)
  * @data: the bytes its event pointed the consumer to, valid until
- *	dat_ib_ud_cm_free() or the EP's free
+ *	dat_ib_ud_cm_free() or the EP's reset or free
  */
 struct shim_ud_pdata {
 	struct shim_ud_pdata *next;
@@ -557,6 +557,9 @@ void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e);
 bool shim_ext_ud_event(const struct kdapl_uevent *u,
 		       const struct kdapl_uevent_ext *x, DAT_EVENT *e);
 void shim_ext_ud_forget(struct shim_ep *ep);
+struct shim_ud_pdata *shim_ext_ud_take(struct shim_ep *ep);
+void shim_ext_ud_settle(struct shim_ep *ep, struct shim_ud_pdata *old,
+			bool reset);
 
 /* shim_counters.c */
 DAT_RETURN shim_counters_query(DAT_HANDLE handle, va_list args);

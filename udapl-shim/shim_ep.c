@@ -457,14 +457,15 @@ DAT_RETURN shim_ep_get_status(DAT_EP_HANDLE handle, DAT_EP_STATE *state,
 DAT_RETURN shim_ep_reset(DAT_EP_HANDLE handle)
 {
 	struct shim_ep *ep = shim_ep_get(handle);
+	struct shim_ud_pdata *old;
 	DAT_RETURN ret;
 
 	if (!ep)
 		return SHIM_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	/* The reset ends the resolutions: their private data goes too. */
+	old = shim_ext_ud_take(ep);
 	ret = shim_obj_kfree(&ep->obj, KDAPL_IOC_EP_RESET);
-	/* The kernel ended the resolutions: their private data goes too. */
-	if (ret == DAT_SUCCESS)
-		shim_ext_ud_forget(ep);
+	shim_ext_ud_settle(ep, old, ret == DAT_SUCCESS);
 	return ret;
 }
 

@@ -207,11 +207,50 @@ static void shim_ext_ud_pdata_free(struct shim_ud_pdata *p)
 
 /**
  * shim_ext_ud_forget() - free what the shim keeps of an EP's resolutions
- * @ep: the EP, being freed or reset (or its IA closed)
+ * @ep: the EP, being freed (or its IA closed)
  */
 void shim_ext_ud_forget(struct shim_ep *ep)
 {
 	shim_ext_ud_pdata_free(shim_ext_ud_unlist(ep, 0, true));
+}
+
+/**
+ * shim_ext_ud_take() - take the private data kept for an EP's
+ *	resolutions off the EP, before its reset
+ * @ep: the EP
+ *
+ * Taken before the reset, so that a resolution made after it (another
+ * thread may connect the EP as soon as it is UNCONNECTED) keeps its own.
+ *
+ * Return: the list, for shim_ext_ud_settle().
+ */
+struct shim_ud_pdata *shim_ext_ud_take(struct shim_ep *ep)
+{
+	return shim_ext_ud_unlist(ep, 0, true);
+}
+
+/**
+ * shim_ext_ud_settle() - after the reset, free what shim_ext_ud_take()
+ *	took, or put it back
+ * @ep: the EP
+ * @old: the list taken
+ * @reset: the kernel reset the EP, which ended its resolutions
+ */
+void shim_ext_ud_settle(struct shim_ep *ep, struct shim_ud_pdata *old,
+			bool reset)
+{
+	struct shim_ud_pdata *last;
+
+	if (reset || !old) {
+		shim_ext_ud_pdata_free(old);
+		return;
+	}
+	for (last = old; last->next; last = last->next)
+		;
+	pthread_mutex_lock(&ep->lock);
+	last->next = ep->ud_pdata;
+	ep->ud_pdata = old;
+	pthread_mutex_unlock(&ep->lock);
 }
 
 /* dat_ib_ud_cm_free(ep, cm): its private data goes with it. */
@@ -387,7 +426,8 @@ void shim_ext_event(const struct kdapl_uevent *u, DAT_EVENT *e)
 /*
  * The private data of a resolution's event, in memory of its own: the
  * EP's buffer is rewritten by its next event, while DAT keeps a
- * resolution's until dat_ib_ud_cm_free().  NULL without memory.
+ * resolution's until dat_ib_ud_cm_free() or the EP's reset or free.
+ * NULL without memory.
  */
 static const void *shim_ext_ud_keep(struct shim_ep *ep, __u64 cm,
 				    const void *data, size_t len)
