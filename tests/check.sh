@@ -219,7 +219,7 @@ fi
 # RDMA Write ping-pong polling only memory progresses.
 mkdir -p build/vm
 rm -f build/vm/blocks/tools-*.txt build/vm/blocks/ubench.txt
-printf 'REPS=1\nSECONDS_EACH=0.05\nSIZES=8,4096,65536\n' \
+printf 'REPS=1\nSECONDS_EACH=0.05\nSIZES=8,4096,65536\nPERFTEST_SIZES=8\n' \
 	>build/vm/ubench-short.conf
 section "OFA's tools, distro VM"
 results_run "tools in the distro VM" \

@@ -82,6 +82,11 @@ user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --file /usr/libexec/coreutils/libstdbuf.so:/usr/libexec/coreutils/libstdbuf.so)
 ofa=$(ldconfig -p | sed -n 's/^[[:space:]]*libdaplofa.so.2 .*=> //p' | head -n1)
 [ -z "$ofa" ] || user+=(--file "$ofa:$ofa")
+# perftest, the device's own limit beside the two providers (ubench case).
+for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw \
+	 ib_send_lat ib_write_lat ib_read_lat; do
+	[ ! -x "/usr/bin/$t" ] || user+=(--bin "/usr/bin/$t")
+done
 
 exec tests/vm/vm.sh --kernel "$kernel" "${mods[@]}" "${user[@]}" \
 	"${args[@]}" "$@"

@@ -17,6 +17,8 @@ packages=(
 	qemu-system-x86 busybox-static iproute2
 	# RDMA and DAT user space: the reference provider and its tests
 	rdma-core ibverbs-utils libdapl2 libdapl-dev dapl2-utils
+	# the device's own limit in the user-path benchmark
+	perftest
 	# the Debian packages, DKMS, man pages and the HTML documentation
 	debhelper dh-dkms dkms lintian mandoc python3-sphinx
 )
