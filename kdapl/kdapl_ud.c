@@ -39,7 +39,13 @@
  *
  * A resolution outlives the EP's teardown, which destroys only its
  * identifier: the private data its event gave stays valid until the EP
- * is reset or freed, or the consumer frees the resolution.
+ * is reset or freed, or the consumer frees the resolution.  The
+ * teardown of a broken queue pair runs without the IA lock, so a
+ * dat_ep_connect() or dat_cr_accept() may find the EP still CONNECTED
+ * and start a resolution while it runs: once the teardown has begun
+ * destroying identifiers, no resolution is listed any more (@stopped
+ * until the reset), so none keeps an identifier, which a removal of
+ * the device would wait for, past the teardown.
  *
  * Locking: the lists are under ep->lock; destruction happens with no
  * spinlock held.  Resolutions are created and freed under the IA lock,
@@ -52,6 +58,7 @@
 #include <linux/list.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -122,6 +129,8 @@ struct kdapl_ud_peer {
  *	outstanding, destroyed once the send queue is empty
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
+ * @stopped: the teardown destroys the resolutions' identifiers: none is
+ *	listed any more until the reset (ep->lock)
  */
 struct kdapl_ud {
 	struct list_head peers;
@@ -129,6 +138,7 @@ struct kdapl_ud {
 	struct list_head ahs;
 	struct list_head dead;
 	u32 mtu;
+	bool stopped;
 };
 
 /* Does @ep name its handles and resolutions by id (a process's EP)? */
@@ -689,16 +699,29 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	return DAT_SUCCESS;
 }
 
-/* List @peer on its EP; its handler may run from now on.  No lock held. */
-static void kdapl_ud_peer_add(struct kdapl_ud_peer *peer)
+/* The error of a resolution that starts once the teardown stopped them. */
+static DAT_RETURN kdapl_ud_stopped(void)
+{
+	return kdapl_ep_state_error(DAT_EP_STATE_DISCONNECTED);
+}
+
+/*
+ * List @peer on its EP, unless the EP's teardown stopped its
+ * resolutions: then @peer is done, so that its handler, which may run
+ * from now on, does nothing.  ep->lock held.
+ */
+static bool kdapl_ud_peer_list(struct kdapl_ud_peer *peer)
 {
 	struct kdapl_ep *ep = peer->ep;
-	unsigned long flags;
 
-	spin_lock_irqsave(&ep->lock, flags);
+	lockdep_assert_held(&ep->lock);
+	if (ep->ud->stopped) {
+		peer->done = true;
+		return false;
+	}
 	peer->uid = kdapl_ud_new_id(ep);
 	list_add_tail(&peer->node, &ep->ud->peers);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	return true;
 }
 
 /**
@@ -725,6 +748,8 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 	struct sockaddr_storage src = ia->addr;
 	struct kdapl_ud_peer *peer;
 	struct rdma_cm_id *id;
+	unsigned long flags;
+	bool listed = false;
 	DAT_RETURN ret;
 	int err;
 
@@ -758,15 +783,18 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 	err = rdma_resolve_addr(id, (struct sockaddr *)&src,
 				(struct sockaddr *)&peer->remote,
 				KDAPL_UD_RESOLVE_MS);
-	if (err) {
-		rdma_unlock_handler(id);
-		rdma_destroy_id(id);
-		kfree(peer);
-		return kdapl_ud_addr_error(err);
+	if (!err) {
+		spin_lock_irqsave(&ep->lock, flags);
+		listed = kdapl_ud_peer_list(peer);
+		spin_unlock_irqrestore(&ep->lock, flags);
 	}
-	kdapl_ud_peer_add(peer);
 	rdma_unlock_handler(id);
-	return DAT_SUCCESS;
+	if (listed)
+		return DAT_SUCCESS;
+	/* Waits for a handler that ran meanwhile: it did nothing. */
+	rdma_destroy_id(id);
+	kfree(peer);
+	return err ? kdapl_ud_addr_error(err) : kdapl_ud_stopped();
 }
 
 /**
@@ -805,31 +833,35 @@ DAT_RETURN kdapl_ud_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 	peer->id = id;
 	memcpy(&peer->remote, &cr->remote_addr, sizeof(peer->remote));
 	spin_lock_irqsave(&ep->lock, flags);
-	if (ep->qp)
+	if (ep->qp && !ep->ud->stopped)
 		param.qp_num = ep->qp->qp_num;
 	spin_unlock_irqrestore(&ep->lock, flags);
 
 	rdma_lock_handler(id);
 	WRITE_ONCE(id->context, &peer->ctx);
 	err = param.qp_num ? rdma_accept(id, &param) : -ENOTCONN;
-	if (err) {
-		WRITE_ONCE(id->context, (void *)&cr->ctx);
-		rdma_unlock_handler(id);
-		kfree(peer);
-		if (err == -ENOMEM)
-			return dat_error(DAT_INSUFFICIENT_RESOURCES,
-					 DAT_RESOURCE_MEMORY);
-		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	if (!err) {
+		spin_lock_irqsave(&ep->lock, flags);
+		/* Answered, but the teardown may have begun meanwhile. */
+		if (kdapl_ud_peer_list(peer))
+			kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
+					    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
+				      DAT_IB_UD_PASSIVE_REMOTE_AH, NULL, 0, 0);
+		else
+			err = -ENOTCONN;
+		spin_unlock_irqrestore(&ep->lock, flags);
 	}
-	spin_lock_irqsave(&ep->lock, flags);
-	peer->uid = kdapl_ud_new_id(ep);
-	list_add_tail(&peer->node, &ep->ud->peers);
-	kdapl_ud_push(peer, (DAT_EVENT_NUMBER)
-			    DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED,
-		      DAT_IB_UD_PASSIVE_REMOTE_AH, NULL, 0, 0);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!err) {
+		rdma_unlock_handler(id);
+		return DAT_SUCCESS;
+	}
+	WRITE_ONCE(id->context, (void *)&cr->ctx);
 	rdma_unlock_handler(id);
-	return DAT_SUCCESS;
+	kfree(peer);
+	if (err == -ENOMEM)
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 }
 
 static void kdapl_ud_peer_free(struct kdapl_evd_gone *gone)
@@ -879,6 +911,7 @@ void kdapl_ud_peers_stop(struct kdapl_ep *ep)
 	do {
 		id = NULL;
 		spin_lock_irqsave(&ep->lock, flags);
+		ep->ud->stopped = true;
 		list_for_each_entry(peer, &ep->ud->peers, node) {
 			if (peer->id) {
 				id = peer->id;
@@ -893,6 +926,7 @@ void kdapl_ud_peers_stop(struct kdapl_ep *ep)
 	} while (id);
 	mutex_unlock(&ep->ud->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ud_peers_stop);
 
 /**
  * kdapl_ud_peers_destroy() - destroy every resolution of an EP
@@ -910,6 +944,8 @@ void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
 	mutex_lock(&ep->ud->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_splice_init(&ep->ud->peers, &list);
+	/* The reset's new queue pair resolves afresh. */
+	ep->ud->stopped = false;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(peer, next, &list, node) {
 		list_del(&peer->node);

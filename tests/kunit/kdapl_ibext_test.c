@@ -1397,6 +1397,53 @@ static void ibext_ud_args_test(struct kunit *test)
 }
 
 /*
+ * A resolution that starts while the EP's teardown stops them is
+ * refused.  The teardown of a broken queue pair runs without the IA
+ * lock, so dat_ep_connect() may find the EP CONNECTED and list its
+ * resolution after the teardown destroyed the others' identifiers:
+ * that identifier would then live until the EP's reset or free, and a
+ * removal of the device would wait for the consumer as long.  The
+ * teardown's first step is taken here by hand, the EP still CONNECTED.
+ */
+static void ibext_ud_late_test(struct kunit *test)
+{
+	struct ibext_ud *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	struct sockaddr_in sin;
+	struct kdapl_ep *e;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	ibext_ud_init(test, u);
+	if (!ibext_ud_create(u))
+		return;
+	kdapl_test_ia_addr(test, u->ia, &sin);
+	/* No PSP listens: the resolution fails later, by itself. */
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(u->ud, (struct sockaddr *)&sin,
+					     IBEXT_QUAL + 9,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kdapl_test_ep_state(test, u->ud),
+			DAT_EP_STATE_CONNECTED);
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, u->ud, EP,
+					DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	kdapl_ud_peers_stop(e);
+	kdapl_object_put(&e->obj);
+	KUNIT_EXPECT_EQ(test, dat_ep_connect(u->ud, (struct sockaddr *)&sin,
+					     IBEXT_QUAL + 9,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			KDAPL_ERR(DAT_INVALID_STATE,
+				  DAT_INVALID_STATE_EP_DISCONNECTED));
+
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+}
+
+/*
  * The datagram calls on a connected reliable EP are refused before
  * anything is posted: dat_ib_post_send_ud() with DAT_INVALID_PARAMETER
  * | DAT_INVALID_ARG1, dat_ib_ud_ah_free() and dat_ib_ud_cm_free() with
@@ -1439,6 +1486,7 @@ static struct kunit_case kdapl_ibext_test_cases[] = {
 	KUNIT_CASE_PARAM(ibext_counters_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_rc_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(ibext_ud_late_test, kdapl_test_adapter_gen),
 	{}
 };
 
