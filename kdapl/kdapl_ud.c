@@ -49,8 +49,8 @@
  *
  * Locking: the lists are under ep->lock; destruction happens with no
  * spinlock held.  Resolutions are created and freed under the IA lock,
- * and their identifiers destroyed under ud->lock (inside it); their
- * rdma_cm handlers take ep->lock only.
+ * and the listed ones' identifiers destroyed under ud->lock (inside it);
+ * their rdma_cm handlers take ep->lock only.
  *
  * Copyright (c) 2026 The kdapl authors
  */
@@ -130,7 +130,7 @@ struct kdapl_ud_peer {
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
  * @stopped: the teardown destroys the resolutions' identifiers: none is
- *	listed any more until the reset (ep->lock)
+ *	listed any more until the reset or free (ep->lock)
  */
 struct kdapl_ud {
 	struct list_head peers;
@@ -608,6 +608,18 @@ static void kdapl_ud_resolved(struct kdapl_ud_peer *peer,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/* Is the one event of @peer queued (or was it refused)? */
+static bool kdapl_ud_peer_done(struct kdapl_ud_peer *peer)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&peer->ep->lock, flags);
+	done = peer->done;
+	spin_unlock_irqrestore(&peer->ep->lock, flags);
+	return done;
+}
+
 /**
  * kdapl_ud_cm_event() - rdma_cm event of a resolution
  * @ctx: the &kdapl_ud_peer.ctx of the resolution
@@ -632,6 +644,9 @@ int kdapl_ud_cm_event(struct kdapl_cm_ctx *ctx, struct rdma_cm_id *id,
 				DAT_IB_UD_CONNECTION_ERROR_EVENT;
 	DAT_IB_EXT_TYPE type = DAT_IB_UD_CONNECT_ERROR;
 
+	/* A resolution refused as it started goes no further. */
+	if (kdapl_ud_peer_done(peer))
+		return 0;
 	switch (event->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (!rdma_resolve_route(id, KDAPL_UD_RESOLVE_MS))
@@ -791,7 +806,7 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 	rdma_unlock_handler(id);
 	if (listed)
 		return DAT_SUCCESS;
-	/* Waits for a handler that ran meanwhile: it did nothing. */
+	/* Waits for a handler that ran meanwhile: it found @peer done. */
 	rdma_destroy_id(id);
 	kfree(peer);
 	return err ? kdapl_ud_addr_error(err) : kdapl_ud_stopped();
@@ -894,12 +909,15 @@ static void kdapl_ud_peer_destroy(struct kdapl_ud_peer *peer)
  * kdapl_ud_peers_stop() - end every resolution of an EP in progress
  * @ep: a datagram EP whose queue pair is being torn down
  *
- * Destroys the resolutions' identifiers, so that none adds an address
- * handle or an event any more, and keeps their memory: the private data
- * their events gave stays valid until the EP is reset or freed
- * (kdapl_ud_peers_destroy()) or the consumer frees the resolution.
+ * Marks the resolutions stopped, so that none is listed any more until
+ * the EP is reset, and destroys the listed ones' identifiers, so that
+ * none adds an address handle or an event any more; keeps their memory:
+ * the private data their events gave stays valid until the EP is reset
+ * or freed (kdapl_ud_peers_destroy()) or the consumer frees the
+ * resolution.
  *
- * Context: process context, from kdapl_conn_teardown() (conn->lock held).
+ * Context: process context, from kdapl_conn_teardown() (conn->lock held)
+ * or a KUnit case.
  */
 void kdapl_ud_peers_stop(struct kdapl_ep *ep)
 {
