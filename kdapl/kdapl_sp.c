@@ -44,7 +44,7 @@ static DAT_RETURN kdapl_sp_errno(int err)
 				 DAT_RESOURCE_MEMORY);
 	case -EADDRNOTAVAIL:
 	case -ENODEV:
-		/* The IA's address or device went away meanwhile. */
+		/* The IA's address or device went away, or they parted. */
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	default:
 		return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
@@ -66,6 +66,12 @@ static struct rdma_cm_id *kdapl_sp_listen_ps(struct kdapl_sp *sp,
 	if (IS_ERR(id))
 		return id;
 	ret = rdma_bind_addr(id, (struct sockaddr *)addr);
+	/*
+	 * The address moved to another device: detaching the IA would not
+	 * stop this listener, and that device's removal would wait for it.
+	 */
+	if (!ret && id->device != sp->obj.ia->ibdev)
+		ret = -ENODEV;
 	if (!ret)
 		ret = rdma_listen(id, KDAPL_SP_BACKLOG);
 	if (ret) {

@@ -739,6 +739,41 @@ static bool kdapl_ud_peer_list(struct kdapl_ud_peer *peer)
 	return true;
 }
 
+/*
+ * The identifier of a resolution, bound to the IA's address.  Where that
+ * address moved to another device, the identifier would sit where
+ * detaching the IA does not reach it, and that device's removal would
+ * wait for the consumer: refused.
+ */
+static DAT_RETURN kdapl_ud_peer_id(struct kdapl_ia *ia,
+				   struct kdapl_ud_peer *peer)
+{
+	struct sockaddr_storage src = ia->addr;
+	struct rdma_cm_id *id;
+	DAT_RETURN ret;
+	int err;
+
+	id = rdma_create_id(&init_net, kdapl_cm_handler, &peer->ctx,
+			    RDMA_PS_UDP, IB_QPT_UD);
+	if (IS_ERR(id))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES,
+				 DAT_RESOURCE_MEMORY);
+	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
+	err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (err)
+		ret = kdapl_ud_addr_error(err);
+	else if (id->device != ia->ibdev)
+		ret = dat_error(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+	else
+		ret = DAT_SUCCESS;
+	if (ret)
+		rdma_destroy_id(id);
+	else
+		peer->id = id;
+	return ret;
+}
+
 /**
  * kdapl_ud_connect() - dat_ep_connect() of a datagram EP
  * @ep: the EP, alive
@@ -760,7 +795,6 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 			    const void *pd)
 {
 	struct kdapl_ia *ia = ep->obj.ia;
-	struct sockaddr_storage src = ia->addr;
 	struct kdapl_ud_peer *peer;
 	struct rdma_cm_id *id;
 	unsigned long flags;
@@ -784,19 +818,15 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 	peer->param_pd_size = pd_size;
 	if (pd_size)
 		memcpy(peer->param_pd, pd, pd_size);
-	id = rdma_create_id(&init_net, kdapl_cm_handler, &peer->ctx,
-			    RDMA_PS_UDP, IB_QPT_UD);
-	if (IS_ERR(id)) {
+	ret = kdapl_ud_peer_id(ia, peer);
+	if (ret) {
 		kfree(peer);
-		return dat_error(DAT_INSUFFICIENT_RESOURCES,
-				 DAT_RESOURCE_MEMORY);
+		return ret;
 	}
-	peer->id = id;
-	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
+	id = peer->id;
 	/* Handlers wait until the resolution is listed. */
 	rdma_lock_handler(id);
-	err = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&peer->remote,
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&peer->remote,
 				KDAPL_UD_RESOLVE_MS);
 	if (!err) {
 		spin_lock_irqsave(&ep->lock, flags);

@@ -177,7 +177,7 @@ fi
 # --- Integration tests in both VMs --------------------------------------
 vm_tests="smoke ias ias_race ia_removal conn_rxe conn_siw iwarp_ports conn_removal
 	userdev shim
-	unplug hostile soak fuzz failnth failnth_shim kill9 kdaplctl"
+	unplug moved hostile soak fuzz failnth failnth_shim kill9 kdaplctl"
 section "distro VM"
 # The module DKMS built from the package, where DKMS installs it.
 dkms=()

@@ -68,7 +68,7 @@ user=(--bin build/user/kdapl_dev_test --bin build/user/shim_test
       --bin build/user/shim_ud
       --bin build/user/shim_unplug --bin build/user/shim_hostile
       --bin build/user/shim_soak --bin build/user/shim_failnth
-      --bin build/user/shim_peer
+      --bin build/user/shim_peer --bin build/user/shim_moved
       --file build/user/failmalloc.so:/usr/lib/kdapl/failmalloc.so
       --bin build/user/udat_bench --bin build/user/kdapl_fuzz
       --bin build/user/kdapl_failnth --bin build/kdaplctl/kdaplctl

@@ -15,10 +15,10 @@ top=$(cd "$here/../.." && pwd)
 out=$top/build/vm
 
 distro_kver=${KDAPL_DISTRO_KVER:-6.1.0-56-amd64}
-# Distro modules for virtio networking and RDMA; their dependencies are
-# staged too.
+# Distro modules for virtio networking, RDMA and veth (moved.sh); their
+# dependencies are staged too.
 distro_kmods="virtio_pci virtio_net crc32_generic ib_core ib_cm iw_cm
-	rdma_cm ib_uverbs rdma_ucm rdma_rxe"
+	rdma_cm ib_uverbs rdma_ucm rdma_rxe veth"
 # Loaded by the guest init before the network is set up.
 distro_boot_kmods="virtio_pci virtio_net"
 

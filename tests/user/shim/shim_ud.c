@@ -88,21 +88,7 @@ static int buf_open(struct side *sd, struct ubuf *b, unsigned char fill)
 /* A datagram EP of side @sd on its EVDs, as shim_ibext makes them. */
 static DAT_RETURN ud_ep(struct side *sd, DAT_EP_HANDLE *ep)
 {
-	DAT_EP_ATTR a;
-
-	memset(&a, 0, sizeof(a));
-	a.service_type = (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD;
-	a.max_message_size = SLOT;
-	a.max_recv_dtos = SLOTS;
-	a.max_request_dtos = 8;
-	a.max_recv_iov = 1;
-	a.max_request_iov = 1;
-	a.max_rdma_read_in = 0;
-	a.max_rdma_read_out = 0;
-	a.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	a.recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
-	return dat_ep_create(sd->ia, sd->pz, sd->dto, sd->dto, sd->conn, &a,
-			     ep);
+	return side_ud_ep(sd, SLOT, SLOTS, ep);
 }
 
 static const DAT_IB_EXTENSION_EVENT_DATA *ext_of(const DAT_EVENT *ev)
@@ -136,16 +122,6 @@ static int evd_empty(DAT_EVD_HANDLE evd, const char *what)
 	if (ret != DAT_QUEUE_EMPTY)
 		return FAIL("%s: event %#x left (%#x)", what, ev.event_number,
 			    ret);
-	return 0;
-}
-
-static int ep_state(DAT_EP_HANDLE ep, DAT_EP_STATE want)
-{
-	DAT_EP_STATE state = (DAT_EP_STATE)-1;
-	DAT_RETURN ret = dat_ep_get_status(ep, &state, NULL, NULL);
-
-	if (ret != DAT_SUCCESS || state != want)
-		return FAIL("EP state %d (%#x), expected %d", state, ret, want);
 	return 0;
 }
 

@@ -6,10 +6,13 @@
  * Copyright (c) 2026 The kdapl authors
  */
 
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <dat2/udat.h>
+#include <dat2/dat_ib_extensions.h>
 
 #include "tap.h"
 #include "side.h"
@@ -158,5 +161,35 @@ int dto_done(struct side *sd, DAT_UINT64 cookie, DAT_DTOS op, DAT_VLEN len)
 			    (unsigned long long)d->user_cookie.as_64,
 			    d->operation, d->status,
 			    (unsigned long long)d->transfered_length);
+	return 0;
+}
+
+/* A datagram EP of @sd on its EVDs: messages up to @msg, @recvs receives. */
+DAT_RETURN side_ud_ep(struct side *sd, DAT_VLEN msg, DAT_COUNT recvs,
+		      DAT_EP_HANDLE *ep)
+{
+	DAT_EP_ATTR a;
+
+	memset(&a, 0, sizeof(a));
+	a.service_type = (DAT_SERVICE_TYPE)DAT_IB_SERVICE_TYPE_UD;
+	a.max_message_size = msg;
+	a.max_recv_dtos = recvs;
+	a.max_request_dtos = 8;
+	a.max_recv_iov = 1;
+	a.max_request_iov = 1;
+	a.request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	a.recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
+	return dat_ep_create(sd->ia, sd->pz, sd->dto, sd->dto, sd->conn, &a,
+			     ep);
+}
+
+/* @ep must be in state @want. */
+int ep_state(DAT_EP_HANDLE ep, DAT_EP_STATE want)
+{
+	DAT_EP_STATE state = (DAT_EP_STATE)-1;
+	DAT_RETURN ret = dat_ep_get_status(ep, &state, NULL, NULL);
+
+	if (ret != DAT_SUCCESS || state != want)
+		return FAIL("EP state %d (%#x), expected %d", state, ret, want);
 	return 0;
 }

@@ -37,5 +37,8 @@ int pair_close(struct side *s, struct side *c);
 int make_lmr(struct side *sd, void *buf, DAT_VLEN len, DAT_LMR_HANDLE *lmr,
 	     DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx);
 int dto_done(struct side *sd, DAT_UINT64 cookie, DAT_DTOS op, DAT_VLEN len);
+DAT_RETURN side_ud_ep(struct side *sd, DAT_VLEN msg, DAT_COUNT recvs,
+		      DAT_EP_HANDLE *ep);
+int ep_state(DAT_EP_HANDLE ep, DAT_EP_STATE want);
 
 #endif
