@@ -1443,6 +1443,86 @@ static void ibext_ud_late_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
 }
 
+/* The next event of EP @ep on @evd, other EPs' skipped: its number. */
+static u32 ibext_ud_next(struct kunit *test, DAT_EVD_HANDLE evd,
+			 DAT_EP_HANDLE ep, DAT_EVENT *ev)
+{
+	while (kdapl_test_wait(evd, ev, 5000))
+		if (ev->event_data.connect_event_data.ep_handle == ep)
+			return ev->event_number;
+	KUNIT_FAIL(test, "no event of EP %p", ep);
+	return 0;
+}
+
+/*
+ * An accept that starts while the EP's teardown stops its resolutions
+ * is refused with DAT_INVALID_STATE and leaves the request's identifier
+ * with its CR: dat_cr_reject() still answers it, and the requester gets
+ * the reject.  A first connect that nobody answers brings the accepting
+ * EP's queue pair up; the teardown's first step is taken by hand.
+ */
+static void ibext_ud_late_accept_test(struct kunit *test)
+{
+	struct ibext_ud *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	struct sockaddr_in sin;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE cli;
+	struct kdapl_ep *e;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	ibext_ud_init(test, u);
+	if (!ibext_ud_create(u))
+		return;
+	kdapl_test_ia_addr(test, u->ia, &sin);
+	cr_evd = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CR_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(u->ia, IBEXT_QUAL + 10, cr_evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(u->ud, (struct sockaddr *)&sin,
+					     IBEXT_QUAL + 9,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
+					    u->conn, &u->attr, &cli),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, (struct sockaddr *)&sin,
+					     IBEXT_QUAL + 10,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));
+	KUNIT_ASSERT_EQ(test, (u32)ev.event_number,
+			(u32)DAT_IB_UD_CONNECTION_REQUEST_EVENT);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, u->ud, EP,
+					DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	kdapl_ud_peers_stop(e);
+	kdapl_object_put(&e->obj);
+	KUNIT_EXPECT_EQ(test, dat_cr_accept(cr, u->ud, 0, NULL),
+			KDAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE));
+	KUNIT_EXPECT_EQ(test, dat_cr_reject(cr, 0, NULL), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, ibext_ud_next(test, u->conn, cli, &ev),
+			(u32)DAT_IB_UD_CONNECTION_REJECT_EVENT);
+	x = (const DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	KUNIT_EXPECT_EQ(test, (u32)x->type, (u32)DAT_IB_UD_CONNECT_REJECT);
+
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(cr_evd), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+}
+
 /*
  * The datagram calls on a connected reliable EP are refused before
  * anything is posted: dat_ib_post_send_ud() with DAT_INVALID_PARAMETER
@@ -1487,6 +1567,7 @@ static struct kunit_case kdapl_ibext_test_cases[] = {
 	KUNIT_CASE_PARAM(ibext_ud_args_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_rc_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_late_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(ibext_ud_late_accept_test, kdapl_test_adapter_gen),
 	{}
 };
 
