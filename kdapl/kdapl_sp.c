@@ -44,7 +44,7 @@ static DAT_RETURN kdapl_sp_errno(int err)
 				 DAT_RESOURCE_MEMORY);
 	case -EADDRNOTAVAIL:
 	case -ENODEV:
-		/* The IA's address or device went away, or they parted. */
+		/* The IA's address went away, or to another device. */
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	default:
 		return dat_error(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);

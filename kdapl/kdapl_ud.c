@@ -92,8 +92,8 @@ struct kdapl_ud_ah {
  *	one the request arrived on (from its CR); NULL once the EP's
  *	teardown destroyed it
  * @remote: the peer's address (with the qualifier on the active side)
- * @done: its ESTABLISHED, REJECT or ERROR event is queued; later events
- *	of @id are ignored (ep->lock)
+ * @done: not listed yet, or its ESTABLISHED, REJECT or ERROR event is
+ *	queued: events of @id are ignored (ep->lock)
  * @uid: its name for a process (see the top of this file), once listed
  * @param_pd_size: bytes of @param_pd
  * @param_pd: the consumer's private data for the request
@@ -710,6 +710,8 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 				 DAT_RESOURCE_MEMORY);
 	peer->ctx.kind = KDAPL_CM_UD;
 	peer->ep = ep;
+	/* Until it is listed, its handler does nothing. */
+	peer->done = true;
 	*peerp = peer;
 	return DAT_SUCCESS;
 }
@@ -722,20 +724,19 @@ static DAT_RETURN kdapl_ud_stopped(void)
 
 /*
  * List @peer on its EP, unless the EP's teardown stopped its
- * resolutions: then @peer is done, so that its handler, which may run
- * from now on, does nothing.  ep->lock held.
+ * resolutions: then @peer stays done, so that its handler, which may
+ * run from now on, does nothing.  ep->lock held.
  */
 static bool kdapl_ud_peer_list(struct kdapl_ud_peer *peer)
 {
 	struct kdapl_ep *ep = peer->ep;
 
 	lockdep_assert_held(&ep->lock);
-	if (ep->ud->stopped) {
-		peer->done = true;
+	if (ep->ud->stopped)
 		return false;
-	}
 	peer->uid = kdapl_ud_new_id(ep);
 	list_add_tail(&peer->node, &ep->ud->peers);
+	peer->done = false;
 	return true;
 }
 
@@ -783,8 +784,10 @@ static DAT_RETURN kdapl_ud_peer_id(struct kdapl_ia *ia,
  * @pd: private data for the request
  *
  * Brings the EP's queue pair up if it is not, and starts resolving
- * @dst.  The connect timeout of DAT does not apply: resolution gives up
- * by itself (rdma_cm's resolution and SIDR timeouts) with
+ * @dst from the IA's address; where that address now belongs to
+ * another device, the connect is DAT_INVALID_ADDRESS_UNSUPPORTED.  The
+ * connect timeout of DAT does not apply: resolution gives up by itself
+ * (rdma_cm's resolution and SIDR timeouts) with
  * DAT_IB_UD_CONNECTION_ERROR_EVENT.
  *
  * Context: process context, the IA lock held.
@@ -824,7 +827,7 @@ DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
 		return ret;
 	}
 	id = peer->id;
-	/* Handlers wait until the resolution is listed. */
+	/* Handlers wait until it is listed; one that ran before found it done. */
 	rdma_lock_handler(id);
 	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&peer->remote,
 				KDAPL_UD_RESOLVE_MS);
