@@ -30,19 +30,34 @@ wait_gid() {
 	done
 }
 
+# restore: the address back where it was, whatever failed (later cases
+# of the boot use the network).
+restore() {
+	ip addr del "$addr/24" dev eth0 2>/dev/null
+	if [ "$nd" = eth1 ]; then
+		ip addr add "$addr/24" dev eth1 2>/dev/null
+	else
+		ip link delete kdm0 2>/dev/null
+	fi
+}
+
 if [ -e /sys/class/net/eth1 ]; then
 	nd=eth1
 	addr=10.0.3.15
 	gid=0a00:030f
 else
+	nd=kdm0
+	addr=10.0.7.15
+	gid=0a00:070f
+fi
+trap restore EXIT
+trap 'exit 1' TERM
+if [ "$nd" = kdm0 ]; then
 	# busybox ip names no peer: the kernel names it veth0.
 	check modprobe veth
 	check ip link add kdm0 type veth
 	check ip link set veth0 up
 	check ip link set kdm0 up
-	nd=kdm0
-	addr=10.0.7.15
-	gid=0a00:070f
 	check ip addr add "$addr/24" dev "$nd"
 fi
 
@@ -92,6 +107,7 @@ cat "$log"
 [ "$rc" -eq 0 ] || die "shim_moved exited with $rc"
 kdapl_nothing_left 10 || die "objects left"
 rdma_del rxe1
+trap - EXIT
 check ip addr del "$addr/24" dev eth0
 if [ "$nd" = eth1 ]; then
 	check ip addr add "$addr/24" dev eth1
