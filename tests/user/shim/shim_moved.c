@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <dat2/udat.h>
 #include <dat2/dat_ib_extensions.h>
@@ -142,19 +141,6 @@ static int test_free(void)
 	return pair_close(&s, &c);
 }
 
-/* Wait until GO_FILE exists (@present) or is gone: 60 s at most. */
-static int wait_go(int present)
-{
-	int i;
-
-	for (i = 0; i < 600; i++) {
-		if ((access(go_file, F_OK) == 0) == present)
-			return 0;
-		usleep(100000);
-	}
-	return FAIL("no go after 60 s");
-}
-
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -165,16 +151,12 @@ int main(int argc, char **argv)
 	go_file = argv[2];
 	printf("TAP version 13\n1..5\n");
 	tap_run("moved_resolve", test_resolve);
-	printf("READY\n");
-	fflush(stdout);
-	if (wait_go(1))
+	if (tell_and_wait("READY", go_file, 1))
 		return 1;
 	tap_run("moved_ud_connect", test_ud_connect);
 	tap_run("moved_rc_connect", test_rc_connect);
 	tap_run("moved_listen", test_listen);
-	printf("CHECKED\n");
-	fflush(stdout);
-	if (wait_go(0))
+	if (tell_and_wait("CHECKED", go_file, 0))
 		return 1;
 	tap_run("moved_free", test_free);
 	return tap_done("shim_moved");

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <dat2/udat.h>
 
@@ -283,13 +282,8 @@ static int test_free(void)
 	DAT_LMR_HANDLE lmrs[] = { slmr, clmr };
 	int i;
 
-	printf("CHECKED\n");
-	fflush(stdout);
-	for (i = 0; access(go_file, F_OK); i++) {
-		if (i == 1200)
-			return FAIL("%s never appeared", go_file);
-		usleep(50000);
-	}
+	if (tell_and_wait("CHECKED", go_file, 1))
+		return -1;
 	if (dat_psp_free(psp) != DAT_SUCCESS)
 		return FAIL("dat_psp_free");
 	for (i = 0; i < 2; i++) {

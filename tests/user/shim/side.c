@@ -8,8 +8,10 @@
 
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dat2/udat.h>
 #include <dat2/dat_ib_extensions.h>
@@ -191,5 +193,24 @@ int ep_state(DAT_EP_HANDLE ep, DAT_EP_STATE want)
 
 	if (ret != DAT_SUCCESS || state != want)
 		return FAIL("EP state %d (%#x), expected %d", state, ret, want);
+	return 0;
+}
+
+/*
+ * Print @word for the program's caller, then wait until @file exists
+ * (@present) or is gone: 60 s at most.
+ */
+int tell_and_wait(const char *word, const char *file, int present)
+{
+	int i;
+
+	printf("%s\n", word);
+	fflush(stdout);
+	for (i = 0; (access(file, F_OK) == 0) != present; i++) {
+		if (i == 1200)
+			return FAIL("%s: %s after 60 s", file,
+				    present ? "absent" : "present");
+		usleep(50000);
+	}
 	return 0;
 }

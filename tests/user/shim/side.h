@@ -40,5 +40,6 @@ int dto_done(struct side *sd, DAT_UINT64 cookie, DAT_DTOS op, DAT_VLEN len);
 DAT_RETURN side_ud_ep(struct side *sd, DAT_VLEN msg, DAT_COUNT recvs,
 		      DAT_EP_HANDLE *ep);
 int ep_state(DAT_EP_HANDLE ep, DAT_EP_STATE want);
+int tell_and_wait(const char *word, const char *file, int present);
 
 #endif

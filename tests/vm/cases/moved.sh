@@ -30,14 +30,15 @@ wait_gid() {
 	done
 }
 
-# restore: the address back where it was, whatever failed (later cases
-# of the boot use the network).
+# restore [check]: the address back where it was (later cases of the
+# boot use the network); with "check", each step must succeed, without
+# it (after a failure) each is tried.
 restore() {
-	ip addr del "$addr/24" dev eth0 2>/dev/null
+	$1 ip addr del "$addr/24" dev eth0
 	if [ "$nd" = eth1 ]; then
-		ip addr add "$addr/24" dev eth1 2>/dev/null
+		$1 ip addr add "$addr/24" dev eth1
 	else
-		ip link delete kdm0 2>/dev/null
+		$1 ip link delete kdm0
 	fi
 }
 
@@ -108,11 +109,6 @@ cat "$log"
 kdapl_nothing_left 10 || die "objects left"
 rdma_del rxe1
 trap - EXIT
-check ip addr del "$addr/24" dev eth0
-if [ "$nd" = eth1 ]; then
-	check ip addr add "$addr/24" dev eth1
-else
-	check ip link delete kdm0
-fi
+restore check
 kdapl_unload
 exit 0
