@@ -20,6 +20,8 @@
 #   smoke         debug: smoke passes with no kernel report
 #   canary_uaf    debug: KASAN use-after-free fails the run (--expect-fail)
 #   canary_lockdep  debug: lockdep AB-BA report fails the run
+#                 (these two skip the kmemleak scans, which they do not
+#                 need: about 75 s each under emulation)
 #   canary_leak   debug: kmemleak report fails the run
 #
 # The canary modules (tests/vm/canary) are built against the debug kernel
@@ -142,14 +144,16 @@ if [ "$debug" = 1 ]; then
 	check canary_uaf 0 '^PASS debug/canary_uaf$' \
 		'^FAIL debug/sanitizers$' '^PASS debug/guest-exit$' \
 		'BUG: KASAN: use-after-free in canary_uaf_init' -- \
-		--kernel debug --mods "$mods" --expect-fail canary_uaf
+		--kernel debug --mods "$mods" --no-leak-scan \
+		--expect-fail canary_uaf
 	finish canary_uaf
 
 	check canary_lockdep 0 '^PASS debug/canary_lockdep$' \
 		'^FAIL debug/sanitizers$' '^PASS debug/guest-exit$' \
 		'WARNING: possible circular locking dependency detected' \
 		'canary_lock_a' -- \
-		--kernel debug --mods "$mods" --expect-fail canary_lockdep
+		--kernel debug --mods "$mods" --no-leak-scan \
+		--expect-fail canary_lockdep
 	finish canary_lockdep
 
 	check canary_leak 0 '^PASS debug/canary_leak$' \

@@ -65,6 +65,9 @@ Options:
   --icount               one vCPU with QEMU's -icount (shift=1, sleep=off):
                          guest time counts executed instructions, 2 ns
                          each, so timings are repeatable (for benchmarks)
+  --no-leak-scan         skip the two kmemleak scans at the end of a
+                         debug boot (about 75 s under emulation), for
+                         runs that look only for other kernel reports
   --expect-fail          invert the exit status: 0 iff at least one result
                          failed (proves the bench catches a bug); the
                          details are printed as usual
@@ -112,6 +115,7 @@ timeout=600
 test_timeout=
 shell=0
 expect_fail=0
+leak_scan=1
 icount=0
 quiet=0
 results=
@@ -139,6 +143,7 @@ while [ $# -gt 0 ]; do
 	--blocks) blocks=${2:?}; shift ;;
 	--icount) icount=1 ;;
 	--expect-fail) expect_fail=1 ;;
+	--no-leak-scan) leak_scan=0 ;;
 	-q | --quiet) quiet=1 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; tests+=("$@"); break ;;
@@ -361,6 +366,7 @@ KDAPL_VM_MODE=$([ "$shell" = 1 ] && echo shell || echo tests)
 KDAPL_VM_TESTS="${test_names[*]+${test_names[*]}}"
 KDAPL_VM_TEST_TIMEOUT=$test_timeout
 KDAPL_VM_NICS=$nics
+KDAPL_VM_LEAK_SCAN=$leak_scan
 KDAPL_VM_KMODS="$boot_kmods"
 KDAPL_VM_PEER=$peer_id
 KDAPL_VM_PEER_NIC=$([ -n "$peer_id" ] && echo "eth$nics")
