@@ -1868,7 +1868,9 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_ep_connect);
  * * %DAT_INSUFFICIENT_RESOURCES | %DAT_RESOURCE_MEMORY, %DAT_RESOURCE_TEP
  *   or %DAT_RESOURCE_TEVD - out of memory, the device refused the QP or
  *   a CQ, or (%DAT_RESOURCE_TEP) no local port is left for the
- *   connection (soft iWARP, on the host's TCP ports).
+ *   connection (soft iWARP, on the host's TCP ports), or a datagram EP
+ *   holds as many resolutions and address handles as the module
+ *   parameter ud_peers_max allows.
  * * %DAT_INTERNAL_ERROR - the EP still holds an old connection.
  */
 DAT_RETURN dat_ep_connect(DAT_EP_HANDLE ep_handle,

@@ -492,8 +492,10 @@ EXPORT_SYMBOL_IF_KUNIT(kdapl_cr_accept);
  *   request came with, and have a PZ); the subtype names the state.
  * * %DAT_INVALID_STATE - the device is gone.
  * * Other errors from the connection code (kdapl_cm_accept()), for
- *   instance %DAT_INSUFFICIENT_RESOURCES when no QP can be created; the
- *   CR then stays for another accept or a reject.
+ *   instance %DAT_INSUFFICIENT_RESOURCES when no QP can be created, or
+ *   (%DAT_RESOURCE_TEP) when a datagram EP holds as many resolutions and
+ *   address handles as ud_peers_max allows; the CR then stays for
+ *   another accept or a reject.
  */
 DAT_RETURN dat_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 			 DAT_COUNT private_data_size,

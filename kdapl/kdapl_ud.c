@@ -56,6 +56,7 @@
  */
 
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -79,6 +80,29 @@ struct kdapl_ud_ah {
 	u32 qkey;
 	u32 id;
 };
+
+/*
+ * The most resolutions and address handles one datagram EP holds at
+ * once.  Their names are looked for, and made unique, on lists under
+ * ep->lock, and each resolution keeps an rdma_cm identifier that is not
+ * charged to the process: the limit bounds both.
+ */
+static unsigned int ud_peers_max = 4096;
+
+static int kdapl_ud_peers_max_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1U << 20);
+}
+
+static const struct kernel_param_ops kdapl_ud_peers_max_ops = {
+	.set = kdapl_ud_peers_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ud_peers_max, &kdapl_ud_peers_max_ops, &ud_peers_max, 0644);
+MODULE_PARM_DESC(ud_peers_max,
+		 "Most resolutions and address handles one datagram EP holds at once (1 to 1048576, default 4096)");
 
 /* Private data of a SIDR request: 216 bytes, of which rdma_cm takes 36. */
 #define KDAPL_UD_PRIVATE_DATA	56
@@ -131,6 +155,9 @@ struct kdapl_ud_peer {
  *	pair is up (0 before)
  * @stopped: the teardown destroys the resolutions' identifiers: none is
  *	listed any more until the reset or free (ep->lock)
+ * @npeers: resolutions on @peers (ep->lock)
+ * @nahs: address handles on @ahs and @dead (ep->lock)
+ * @ndead: of which on @dead (ep->lock)
  */
 struct kdapl_ud {
 	struct list_head peers;
@@ -139,6 +166,9 @@ struct kdapl_ud {
 	struct list_head dead;
 	u32 mtu;
 	bool stopped;
+	unsigned int npeers;
+	unsigned int nahs;
+	unsigned int ndead;
 };
 
 /* Does @ep name its handles and resolutions by id (a process's EP)? */
@@ -216,7 +246,8 @@ void kdapl_ud_ep_fini(struct kdapl_ep *ep)
 	if (!ep->ud)
 		return;
 	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
-		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead));
+		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead) ||
+		     ep->ud->npeers || ep->ud->nahs || ep->ud->ndead);
 	mutex_destroy(&ep->ud->lock);
 	kfree(ep->ud);
 	ep->ud = NULL;
@@ -274,6 +305,7 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 	ah->id = kdapl_ud_new_id(ep);
 	*idp = ah->id;
 	list_add_tail(&ah->node, &ep->ud->ahs);
+	ep->ud->nahs++;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	*ahp = ah;
 	return 0;
@@ -312,6 +344,8 @@ void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep)
 	spin_lock_irqsave(&ep->lock, flags);
 	list_splice_init(&ep->ud->ahs, &list);
 	list_splice_init(&ep->ud->dead, &list);
+	ep->ud->nahs = 0;
+	ep->ud->ndead = 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_ud_ah_destroy_list(&list);
 }
@@ -419,11 +453,16 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 	}
 	spin_lock_irqsave(&ep->lock, flags);
 	ah = kdapl_ud_ah_find(ep, remote->ah);
-	if (ah)
+	if (ah) {
 		list_move_tail(&ah->node, &ep->ud->dead);
+		ep->ud->ndead++;
+	}
 	/* With no request outstanding, no send the device holds uses it. */
-	if (!atomic_read(&ep->request_outstanding))
+	if (!atomic_read(&ep->request_outstanding)) {
 		list_splice_init(&ep->ud->dead, &list);
+		ep->ud->nahs -= ep->ud->ndead;
+		ep->ud->ndead = 0;
+	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_ud_ah_destroy_list(&list);
 	if (!ah)
@@ -691,6 +730,22 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 }
 
 /*
+ * Does @ep hold ud_peers_max resolutions and address handles?  An
+ * address handle that a resolution in progress adds later is not
+ * counted yet: at most as many as are in progress go past the limit.
+ */
+static bool kdapl_ud_full(struct kdapl_ep *ep)
+{
+	unsigned long flags;
+	bool full;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	full = ep->ud->npeers + ep->ud->nahs >= READ_ONCE(ud_peers_max);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return full;
+}
+
+/*
  * A new resolution of @ep, whose queue pair is brought up first if it is
  * not.  IA lock held.
  */
@@ -700,6 +755,9 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	struct kdapl_ud_peer *peer;
 	DAT_RETURN ret;
 
+	/* Resolutions are listed under the IA lock: none is added meanwhile. */
+	if (kdapl_ud_full(ep))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ret = kdapl_cm_ud_up(ep);
 	if (ret)
 		return ret;
@@ -736,6 +794,7 @@ static bool kdapl_ud_peer_list(struct kdapl_ud_peer *peer)
 		return false;
 	peer->uid = kdapl_ud_new_id(ep);
 	list_add_tail(&peer->node, &ep->ud->peers);
+	ep->ud->npeers++;
 	peer->done = false;
 	return true;
 }
@@ -995,6 +1054,7 @@ void kdapl_ud_peers_destroy(struct kdapl_ep *ep)
 	mutex_lock(&ep->ud->lock);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_splice_init(&ep->ud->peers, &list);
+	ep->ud->npeers = 0;
 	/* The reset's new queue pair resolves afresh. */
 	ep->ud->stopped = false;
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -1040,6 +1100,7 @@ DAT_RETURN kdapl_ep_ud_cm_free(struct kdapl_owner *owner,
 					 pos == cm.as_ptr) {
 			peer = pos;
 			list_del(&peer->node);
+			ep->ud->npeers--;
 			break;
 		}
 	}

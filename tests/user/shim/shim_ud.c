@@ -1083,6 +1083,113 @@ static int test_free_all(void)
 	return 0;
 }
 
+#define PEERS_MAX	"/sys/module/kdapl/parameters/ud_peers_max"
+#define EP_FULL		ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP)
+
+/* Write @value to the module parameter ud_peers_max, the old one to @old. */
+static int peers_max_set(const char *value, char *old, size_t size)
+{
+	FILE *f = fopen(PEERS_MAX, "r+");
+	int bad;
+
+	if (!f)
+		return FAIL("no %s", PEERS_MAX);
+	bad = old && !fgets(old, (int)size, f);
+	bad |= fseek(f, 0, SEEK_SET) || fputs(value, f) < 0;
+	bad |= fclose(f);
+	if (bad)
+		return FAIL("%s: cannot set it to %s", PEERS_MAX, value);
+	return 0;
+}
+
+/* A connect of @ep to @s's PSP on @qual: @want, and nothing changes. */
+static int connect_full(DAT_EP_HANDLE ep, struct side *s, struct side *c,
+			DAT_CONN_QUAL qual, DAT_RETURN want)
+{
+	DAT_RETURN ret;
+
+	ret = dat_ep_connect(ep, s->addr, qual, 5000000, 0, NULL,
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != want)
+		return FAIL("dat_ep_connect past the limit: %#x, want %#x",
+			    ret, want);
+	if (ep_state(ep, DAT_EP_STATE_CONNECTED) ||
+	    evd_empty(s->cr, "CR EVD after a refused connect") ||
+	    evd_empty(c->conn, "connect EVD after a refused connect"))
+		return -1;
+	return 0;
+}
+
+/*
+ * A datagram EP holds at most ud_peers_max (a module parameter)
+ * resolutions and address handles together.  With the limit at 2, a
+ * connect past it, and an accept, are DAT_INSUFFICIENT_RESOURCES |
+ * DAT_RESOURCE_TEP with nothing changed: no event, no request sent, the
+ * CR still answerable.  Each dat_ib_ud_cm_free() and dat_ib_ud_ah_free()
+ * makes room again.
+ */
+static int test_cap(void)
+{
+	DAT_CONTEXT cm1, cm2, cm3, pcm1, pcm2;
+	DAT_IB_ADDR_HANDLE ah1, ah2, ah3;
+	DAT_EP_HANDLE sep, cep, cep2;
+	DAT_PSP_HANDLE psp;
+	struct side s, c;
+	DAT_CR_HANDLE cr;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+	char old[32];
+
+	if (peers_max_set("2", old, sizeof(old)))
+		return -1;
+	if (side_open_dto(&s, 8) || side_open_dto(&c, 8))
+		return -1;
+	if (ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS ||
+	    ud_ep(&c, &cep2) != DAT_SUCCESS)
+		return FAIL("datagram EPs");
+	if (dat_psp_create(s.ia, QUAL + 8, s.cr, DAT_PSP_CONSUMER_FLAG,
+			   &psp) != DAT_SUCCESS)
+		return FAIL("dat_psp_create");
+	/* cep: a resolution and its handle; sep: a resolution. */
+	if (ud_resolve(&c, cep, &s, sep, QUAL + 8, psp, &ah1, &cm1, &pcm1) ||
+	    connect_full(cep, &s, &c, QUAL + 8, EP_FULL))
+		return -1;
+	if (dat_ib_ud_cm_free(cep, cm1) != DAT_SUCCESS)
+		return FAIL("dat_ib_ud_cm_free");
+	/* cep: two handles, a resolution; sep: two resolutions. */
+	if (ud_resolve(&c, cep, &s, sep, QUAL + 8, psp, &ah2, &cm2, &pcm2) ||
+	    connect_full(cep, &s, &c, QUAL + 8, EP_FULL))
+		return -1;
+	if (ud_request(cep2, &s, QUAL + 8, psp, htonl(0xc11e0008), &cr))
+		return -1;
+	ret = dat_cr_accept(cr, sep, 0, NULL);
+	if (ret != EP_FULL)
+		return FAIL("dat_cr_accept past the limit: %#x", ret);
+	if (evd_empty(s.conn, "server's connect EVD after the accept"))
+		return -1;
+	ret = dat_cr_reject(cr, 0, NULL);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_cr_reject after the refused accept: %#x", ret);
+	if (wait_ev(c.conn, 5000000, EV_REJECT, &ev))
+		return -1;
+	/* The handles count until they are freed. */
+	if (dat_ib_ud_cm_free(cep, cm2) != DAT_SUCCESS ||
+	    connect_full(cep, &s, &c, QUAL + 8, EP_FULL))
+		return -1;
+	if (dat_ib_ud_ah_free(cep, &ah1) != DAT_SUCCESS ||
+	    dat_ib_ud_cm_free(sep, pcm1) != DAT_SUCCESS)
+		return FAIL("frees");
+	if (ud_resolve(&c, cep, &s, sep, QUAL + 8, psp, &ah3, &cm3, NULL))
+		return -1;
+	if (dat_ep_free(cep) != DAT_SUCCESS || dat_ep_free(cep2) != DAT_SUCCESS ||
+	    dat_ep_free(sep) != DAT_SUCCESS ||
+	    dat_psp_free(psp) != DAT_SUCCESS)
+		return FAIL("frees at the end");
+	if (pair_close(&s, &c))
+		return -1;
+	return peers_max_set(old, NULL, 0);
+}
+
 /*
  * The private data of a resolution's event stays valid until the
  * resolution is freed, whatever events come after it: one EP resolves
@@ -1174,7 +1281,7 @@ int main(int argc, char **argv)
 		tap_run("ud_absent", test_absent);
 		return tap_done("shim_ud");
 	}
-	printf("1..8\n");
+	printf("1..9\n");
 	tap_run("ud_create", test_create);
 	tap_run("ud_reject", test_reject);
 	tap_run("ud_unanswered", test_unanswered);
@@ -1183,5 +1290,6 @@ int main(int argc, char **argv)
 	tap_run("ud_reset_forgets", test_reset_forgets);
 	tap_run("ud_pdata_kept", test_pdata_kept);
 	tap_run("ud_free_all", test_free_all);
+	tap_run("ud_cap", test_cap);
 	return tap_done("shim_ud");
 }
