@@ -1654,8 +1654,13 @@ DAT_RETURN kdapl_cm_accept(struct kdapl_ep *ep, struct rdma_cm_id *id,
 /* Largest private data of the IA's transport (connect/accept/reject). */
 DAT_COUNT kdapl_cm_private_data_max(const struct kdapl_ia *ia);
 
-/* kdapl_port.c: local ports of active connections on soft iWARP. */
+/*
+ * kdapl_port.c: binding identifiers on the IA's device, and local ports
+ * of active connections on soft iWARP.
+ */
 struct socket;
+int kdapl_port_bind_addr(struct rdma_cm_id *id, const struct sockaddr *addr,
+			 struct ib_device *ibdev);
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
 		    struct ib_device *ibdev, struct socket **sockp);
 void kdapl_port_release(struct socket *sock);

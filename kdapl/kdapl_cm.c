@@ -1381,6 +1381,7 @@ static DAT_RETURN kdapl_cm_addr_error(int err)
 				 DAT_RESOURCE_MEMORY);
 	case -EINVAL:
 	case -EAFNOSUPPORT:
+	case -EXDEV:	/* the IA's address is on another device now */
 		return dat_error(DAT_INVALID_ADDRESS,
 				 DAT_INVALID_ADDRESS_UNSUPPORTED);
 	default:
@@ -1529,9 +1530,6 @@ static DAT_RETURN kdapl_conn_active_id(struct kdapl_conn *conn,
 			      &conn->port_sock);
 	if (err)
 		return kdapl_cm_bind_error(err);
-	if (id->device != ia->ibdev)
-		return dat_error(DAT_INVALID_ADDRESS,
-				 DAT_INVALID_ADDRESS_UNSUPPORTED);
 	return kdapl_conn_create_qp(conn, id);
 }
 
@@ -1642,12 +1640,9 @@ static DAT_RETURN kdapl_conn_ud_create(struct kdapl_conn *conn,
 		return ret;
 	id = conn->id;
 	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
-	err = rdma_bind_addr(id, (struct sockaddr *)&src);
+	err = kdapl_port_bind_addr(id, (struct sockaddr *)&src, ia->ibdev);
 	if (err)
 		return kdapl_cm_bind_error(err);
-	if (id->device != ia->ibdev)
-		return dat_error(DAT_INVALID_ADDRESS,
-				 DAT_INVALID_ADDRESS_UNSUPPORTED);
 	ret = kdapl_conn_create_qp(conn, id);
 	if (ret)
 		return ret;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kdapl_port.c - local ports of active connections on soft iWARP
+ * kdapl_port.c - binding identifiers: on the IA's device, and to local
+ * ports of active connections on soft iWARP
+ *
+ * An identifier is bound to the IA's address only while that address is
+ * on the IA's device (kdapl_port_bind_addr()).
  *
  * rdma_cm gives an active connection a port from its own port space,
  * which knows nothing of the host's TCP sockets.  An iWARP device that
@@ -65,9 +69,35 @@ static bool kdapl_port_taken(int err)
 	return err == -EADDRINUSE || err == -EADDRNOTAVAIL;
 }
 
+/**
+ * kdapl_port_bind_addr() - bind an identifier to an address of a device
+ * @id: the identifier, not bound yet
+ * @addr: the address, with its port
+ * @ibdev: the device @addr must belong to: the IA's
+ *
+ * An IA keeps the address its net_device had when it was opened.  Where
+ * that address has moved to the net_device of another RDMA device,
+ * rdma_cm binds @id to that device, which detaching the IA does not
+ * reach: that device's removal would wait for the consumer.  Refused.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EXDEV when @addr is on another device (the caller destroys
+ * @id), or the negative errno of rdma_bind_addr().
+ */
+int kdapl_port_bind_addr(struct rdma_cm_id *id, const struct sockaddr *addr,
+			 struct ib_device *ibdev)
+{
+	int err = rdma_bind_addr(id, (struct sockaddr *)addr);
+
+	if (!err && id->device != ibdev)
+		err = -EXDEV;
+	return err;
+}
+
 /* kdapl_port_bind() on a device that needs a reserved port. */
 static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
 				    const struct sockaddr *src,
+				    struct ib_device *ibdev,
 				    struct socket **sockp)
 {
 	struct socket *tried[KDAPL_PORT_TRIES];
@@ -82,7 +112,7 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
 			err = PTR_ERR(sock);
 			break;
 		}
-		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
+		err = kdapl_port_bind_addr(id, (struct sockaddr *)&addr, ibdev);
 		if (!err) {
 			*sockp = sock;
 			break;
@@ -105,14 +135,14 @@ static int kdapl_port_bind_reserved(struct rdma_cm_id *id,
  * @ibdev: the device the connection leaves from
  * @sockp: where a reserving socket goes; set to NULL if none is needed
  *
- * Binds @id to @src.  On a device that runs on the host's TCP stack
- * without port mapping, the port is one no other TCP socket of the host
- * holds, kept so by a socket of kdapl's, given back by
- * kdapl_port_release() after @id is destroyed.
+ * Binds @id to @src as kdapl_port_bind_addr() does.  On a device that
+ * runs on the host's TCP stack without port mapping, the port is one no
+ * other TCP socket of the host holds, kept so by a socket of kdapl's,
+ * given back by kdapl_port_release() after @id is destroyed.
  *
  * Context: process context; may sleep.
- * Return: 0, or the negative errno of rdma_bind_addr() or of the socket:
- * -EADDRINUSE when TCP has no port left.
+ * Return: 0, or the negative errno of kdapl_port_bind_addr() or of the
+ * socket: -EADDRINUSE when TCP has no port left.
  */
 int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
 		    struct ib_device *ibdev, struct socket **sockp)
@@ -120,8 +150,8 @@ int kdapl_port_bind(struct rdma_cm_id *id, const struct sockaddr *src,
 	*sockp = NULL;
 	if (!rdma_protocol_iwarp(ibdev, rdma_start_port(ibdev)) ||
 	    !(ibdev->iw_driver_flags & IW_F_NO_PORT_MAP))
-		return rdma_bind_addr(id, (struct sockaddr *)src);
-	return kdapl_port_bind_reserved(id, src, sockp);
+		return kdapl_port_bind_addr(id, src, ibdev);
+	return kdapl_port_bind_reserved(id, src, ibdev, sockp);
 }
 
 /**

@@ -44,6 +44,7 @@ static DAT_RETURN kdapl_sp_errno(int err)
 				 DAT_RESOURCE_MEMORY);
 	case -EADDRNOTAVAIL:
 	case -ENODEV:
+	case -EXDEV:
 		/* The IA's address went away, or to another device. */
 		return dat_error(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	default:
@@ -65,13 +66,8 @@ static struct rdma_cm_id *kdapl_sp_listen_ps(struct kdapl_sp *sp,
 			    qp_type);
 	if (IS_ERR(id))
 		return id;
-	ret = rdma_bind_addr(id, (struct sockaddr *)addr);
-	/*
-	 * The address moved to another device: detaching the IA would not
-	 * stop this listener, and that device's removal would wait for it.
-	 */
-	if (!ret && id->device != sp->obj.ia->ibdev)
-		ret = -ENODEV;
+	ret = kdapl_port_bind_addr(id, (struct sockaddr *)addr,
+				   sp->obj.ia->ibdev);
 	if (!ret)
 		ret = rdma_listen(id, KDAPL_SP_BACKLOG);
 	if (ret) {

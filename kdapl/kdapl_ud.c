@@ -726,6 +726,9 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 	if (err == -ENOMEM || err == -ENOBUFS)
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
+	if (err == -EXDEV)	/* the IA's address is on another device now */
+		return dat_error(DAT_INVALID_ADDRESS,
+				 DAT_INVALID_ADDRESS_UNSUPPORTED);
 	return dat_error(DAT_INVALID_ADDRESS, DAT_INVALID_ADDRESS_UNREACHABLE);
 }
 
@@ -800,17 +803,15 @@ static bool kdapl_ud_peer_list(struct kdapl_ud_peer *peer)
 }
 
 /*
- * The identifier of a resolution, bound to the IA's address.  Where that
- * address moved to another device, the identifier would sit where
- * detaching the IA does not reach it, and that device's removal would
- * wait for the consumer: refused.
+ * The identifier of a resolution, bound to the IA's address on the IA's
+ * device (an address that moved to another device is refused, see
+ * kdapl_port_bind_addr()).
  */
 static DAT_RETURN kdapl_ud_peer_id(struct kdapl_ia *ia,
 				   struct kdapl_ud_peer *peer)
 {
 	struct sockaddr_storage src = ia->addr;
 	struct rdma_cm_id *id;
-	DAT_RETURN ret;
 	int err;
 
 	id = rdma_create_id(&init_net, kdapl_cm_handler, &peer->ctx,
@@ -819,19 +820,13 @@ static DAT_RETURN kdapl_ud_peer_id(struct kdapl_ia *ia,
 		return dat_error(DAT_INSUFFICIENT_RESOURCES,
 				 DAT_RESOURCE_MEMORY);
 	kdapl_sockaddr_set_port((struct sockaddr *)&src, 0);
-	err = rdma_bind_addr(id, (struct sockaddr *)&src);
-	if (err)
-		ret = kdapl_ud_addr_error(err);
-	else if (id->device != ia->ibdev)
-		ret = dat_error(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-	else
-		ret = DAT_SUCCESS;
-	if (ret)
+	err = kdapl_port_bind_addr(id, (struct sockaddr *)&src, ia->ibdev);
+	if (err) {
 		rdma_destroy_id(id);
-	else
-		peer->id = id;
-	return ret;
+		return kdapl_ud_addr_error(err);
+	}
+	peer->id = id;
+	return DAT_SUCCESS;
 }
 
 /**

@@ -10,11 +10,12 @@
  * the caller (tests/vm/cases/moved.sh) moves the IA's address to the
  * network device of another RDMA device.  From then on nothing the IA
  * creates may bind to that device, whose removal would otherwise wait
- * for this program: a second datagram connect and an RC connect fail
- * with DAT_INVALID_ADDRESS_UNSUPPORTED and leave their EPs as they
- * were, a PSP and an RSP fail with DAT_INVALID_STATE.  It prints
- * "CHECKED" and keeps everything open until GO_FILE is gone (the caller
- * removes the other device meanwhile), then every free must succeed.
+ * for this program: a second datagram connect, the first of a new
+ * datagram EP and an RC connect fail with
+ * DAT_INVALID_ADDRESS_UNSUPPORTED and leave their EPs as they were, a
+ * PSP and an RSP fail with DAT_INVALID_STATE.  It prints "CHECKED" and
+ * keeps everything open until GO_FILE is gone (the caller removes the
+ * other device meanwhile), then every free must succeed.
  * TAP output; the exit status is 0 only if every case passed.
  *
  * Copyright (c) 2026 The kdapl authors
@@ -88,18 +89,37 @@ static int test_resolve(void)
 	return ep_state(cud, DAT_EP_STATE_CONNECTED);
 }
 
-/* A second resolution would bind to the other device. */
+/*
+ * A second resolution would bind to the other device, and so would the
+ * queue pair of a new datagram EP.
+ */
 static int test_ud_connect(void)
 {
+	DAT_EP_HANDLE fresh;
 	DAT_RETURN ret;
+	int bad;
 
 	ret = dat_ep_connect(cud, s.addr, QUAL, 5000000, 0, NULL,
 			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
 	if (ret != UNSUPPORTED)
 		return FAIL("datagram connect: %#x", ret);
-	if (evd_quiet(c.conn) || evd_quiet(s.cr))
+	if (evd_quiet(c.conn) || evd_quiet(s.cr) ||
+	    ep_state(cud, DAT_EP_STATE_CONNECTED))
 		return -1;
-	return ep_state(cud, DAT_EP_STATE_CONNECTED);
+	if (side_ud_ep(&c, 4096, 4, &fresh) != DAT_SUCCESS)
+		return FAIL("a new datagram EP");
+	ret = dat_ep_connect(fresh, s.addr, QUAL, 5000000, 0, NULL,
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	bad = ret != UNSUPPORTED;
+	if (bad)
+		FAIL("new datagram EP's connect: %#x", ret);
+	bad = bad || evd_quiet(c.conn) ||
+	      ep_state(fresh, DAT_EP_STATE_UNCONNECTED);
+	/* Freed whatever happened, so that it holds nothing on rxe0. */
+	ret = dat_ep_free(fresh);
+	if (ret != DAT_SUCCESS)
+		return FAIL("new datagram EP's free: %#x", ret);
+	return bad ? -1 : 0;
 }
 
 static int test_rc_connect(void)
