@@ -911,6 +911,9 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 		       struct kdapl_ud_ah **ahp, u32 *idp);
 void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep);
 void kdapl_ud_peers_stop(struct kdapl_ep *ep);
+#if IS_ENABLED(CONFIG_KUNIT)
+extern unsigned int kdapl_ud_peers_max;
+#endif
 void kdapl_ud_peers_destroy(struct kdapl_ep *ep);
 DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep);
 DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,

@@ -33,9 +33,10 @@
  *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
  * process context only: by dat_ib_ud_ah_free() when no request of the
- * EP is outstanding, else when the EP's send queue is drained (the
- * handle waits on @dead meanwhile), since a send the device still holds
- * may use it.
+ * EP is outstanding, else (the handle waits on @dead meanwhile, since a
+ * send the device still holds may use it) by the first
+ * dat_ib_ud_ah_free(), connect or accept of the EP that finds none
+ * outstanding, or by the EP's teardown.
  *
  * A resolution outlives the EP's teardown, which destroys only its
  * identifier: the private data its event gave stays valid until the EP
@@ -87,7 +88,8 @@ struct kdapl_ud_ah {
  * ep->lock, and each resolution keeps an rdma_cm identifier that is not
  * charged to the process: the limit bounds both.
  */
-static unsigned int ud_peers_max = 4096;
+VISIBLE_IF_KUNIT unsigned int kdapl_ud_peers_max = 4096;
+EXPORT_SYMBOL_IF_KUNIT(kdapl_ud_peers_max);
 
 static int kdapl_ud_peers_max_set(const char *val,
 				  const struct kernel_param *kp)
@@ -100,7 +102,9 @@ static const struct kernel_param_ops kdapl_ud_peers_max_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(ud_peers_max, &kdapl_ud_peers_max_ops, &ud_peers_max, 0644);
+module_param_cb(ud_peers_max, &kdapl_ud_peers_max_ops, &kdapl_ud_peers_max,
+		0644);
+__MODULE_PARM_TYPE(ud_peers_max, "uint");
 MODULE_PARM_DESC(ud_peers_max,
 		 "Most resolutions and address handles one datagram EP holds at once (1 to 1048576, default 4096)");
 
@@ -150,7 +154,7 @@ struct kdapl_ud_peer {
  *	handlers, with the free of their memory
  * @ahs: its address handles
  * @dead: address handles the consumer freed while requests were
- *	outstanding, destroyed once the send queue is empty
+ *	outstanding, destroyed once a call finds none outstanding
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
  * @stopped: the teardown destroys the resolutions' identifiers: none is
@@ -317,6 +321,21 @@ static void kdapl_ud_ah_destroy(struct kdapl_ud_ah *ah)
 	kfree(ah);
 }
 
+/*
+ * Move the handles the consumer freed while requests were outstanding
+ * to @list if none is outstanding any more: then no send the device
+ * holds uses them.  ep->lock held.
+ */
+static void kdapl_ud_dead_take(struct kdapl_ep *ep, struct list_head *list)
+{
+	lockdep_assert_held(&ep->lock);
+	if (atomic_read(&ep->request_outstanding))
+		return;
+	list_splice_init(&ep->ud->dead, list);
+	ep->ud->nahs -= ep->ud->ndead;
+	ep->ud->ndead = 0;
+}
+
 /* Destroy the handles of @list, taken off the EP under ep->lock. */
 static void kdapl_ud_ah_destroy_list(struct list_head *list)
 {
@@ -457,12 +476,7 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 		list_move_tail(&ah->node, &ep->ud->dead);
 		ep->ud->ndead++;
 	}
-	/* With no request outstanding, no send the device holds uses it. */
-	if (!atomic_read(&ep->request_outstanding)) {
-		list_splice_init(&ep->ud->dead, &list);
-		ep->ud->nahs -= ep->ud->ndead;
-		ep->ud->ndead = 0;
-	}
+	kdapl_ud_dead_take(ep, &list);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_ud_ah_destroy_list(&list);
 	if (!ah)
@@ -481,8 +495,9 @@ put:
  *	that brought it gave it
  *
  * The handle may not be given to dat_ib_post_send_ud() any more.  It is
- * destroyed now if the EP has no request outstanding, else once its
- * send queue is empty or the EP is freed.
+ * destroyed now if the EP has no request outstanding, else by the first
+ * free of a handle, connect or accept on the EP that finds none
+ * outstanding, or by the EP's teardown.
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
@@ -733,18 +748,23 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 }
 
 /*
- * Does @ep hold ud_peers_max resolutions and address handles?  An
- * address handle that a resolution in progress adds later is not
- * counted yet: at most as many as are in progress go past the limit.
+ * Does @ep hold ud_peers_max resolutions and address handles?  Handles
+ * freed while requests were outstanding are destroyed first if none is
+ * outstanding any more.  A handle that a resolution in progress adds
+ * later is not counted yet: at most as many as are in progress go past
+ * the limit.  Process context.
  */
 static bool kdapl_ud_full(struct kdapl_ep *ep)
 {
 	unsigned long flags;
+	LIST_HEAD(dead);
 	bool full;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	full = ep->ud->npeers + ep->ud->nahs >= READ_ONCE(ud_peers_max);
+	kdapl_ud_dead_take(ep, &dead);
+	full = ep->ud->npeers + ep->ud->nahs >= READ_ONCE(kdapl_ud_peers_max);
 	spin_unlock_irqrestore(&ep->lock, flags);
+	kdapl_ud_ah_destroy_list(&dead);
 	return full;
 }
 
@@ -758,12 +778,16 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	struct kdapl_ud_peer *peer;
 	DAT_RETURN ret;
 
-	/* Resolutions are listed under the IA lock: none is added meanwhile. */
-	if (kdapl_ud_full(ep))
-		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	ret = kdapl_cm_ud_up(ep);
 	if (ret)
 		return ret;
+	/*
+	 * After the state checks of kdapl_cm_ud_up(), which brings up only
+	 * an EP that holds nothing yet.  Resolutions are listed under the
+	 * IA lock: none is added meanwhile.
+	 */
+	if (kdapl_ud_full(ep))
+		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	/* Charged to the process that connects or accepts, if it is one. */
 	peer = kzalloc(sizeof(*peer), GFP_KERNEL_ACCOUNT);
 	if (!peer)

@@ -1524,6 +1524,83 @@ static void ibext_ud_late_accept_test(struct kunit *test)
 }
 
 /*
+ * An address handle freed while a request is outstanding waits on its
+ * EP, and counts against ud_peers_max, until a call finds no request
+ * outstanding: the next connect destroys it first, so that a consumer
+ * that freed everything is not refused.  The outstanding request is
+ * simulated; the limit is 1 for the second connect.
+ */
+static void ibext_ud_dead_test(struct kunit *test)
+{
+	struct ibext_ud *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	const DAT_IB_EXTENSION_EVENT_DATA *x;
+	unsigned int max = kdapl_ud_peers_max;
+	DAT_IB_ADDR_HANDLE ah;
+	struct sockaddr_in sin;
+	DAT_EVD_HANDLE cr_evd;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE cli;
+	struct kdapl_ep *e;
+	DAT_CR_HANDLE cr;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	ibext_ud_init(test, u);
+	if (!ibext_ud_create(u))
+		return;
+	kdapl_test_ia_addr(test, u->ia, &sin);
+	cr_evd = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CR_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(u->ia, IBEXT_QUAL + 11, cr_evd,
+					     DAT_PSP_CONSUMER_FLAG, &psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
+					    u->conn, &u->attr, &cli),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, (struct sockaddr *)&sin,
+					     IBEXT_QUAL + 11,
+					     DAT_TIMEOUT_INFINITE, 0, NULL,
+					     DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, u->ud, 0, NULL), DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, ibext_ud_next(test, u->conn, cli, &ev),
+			(u32)DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
+	x = (const DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
+	ah = x->remote_ah;
+	KUNIT_ASSERT_EQ(test, dat_ib_ud_cm_free(cli, x->context), DAT_SUCCESS);
+
+	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, cli, EP,
+					DAT_INVALID_HANDLE_EP, &e),
+			DAT_SUCCESS);
+	atomic_inc(&e->request_outstanding);
+	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(cli, &ah), DAT_SUCCESS);
+	atomic_dec(&e->request_outstanding);
+	kdapl_object_put(&e->obj);
+	kdapl_ud_peers_max = 1;
+	ret = dat_ep_connect(cli, (struct sockaddr *)&sin, IBEXT_QUAL + 11,
+			     DAT_TIMEOUT_INFINITE, 0, NULL,
+			     DAT_QOS_BEST_EFFORT, 0);
+	kdapl_ud_peers_max = max;
+	KUNIT_EXPECT_EQ(test, ret, DAT_SUCCESS);
+	if (ret == DAT_SUCCESS) {
+		KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));
+		cr = ev.event_data.cr_arrival_event_data.cr_handle;
+		KUNIT_EXPECT_EQ(test, dat_cr_reject(cr, 0, NULL), DAT_SUCCESS);
+	}
+
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(cr_evd), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+}
+
+/*
  * The datagram calls on a connected reliable EP are refused before
  * anything is posted: dat_ib_post_send_ud() with DAT_INVALID_PARAMETER
  * | DAT_INVALID_ARG1, dat_ib_ud_ah_free() and dat_ib_ud_cm_free() with
@@ -1568,6 +1645,7 @@ static struct kunit_case kdapl_ibext_test_cases[] = {
 	KUNIT_CASE_PARAM(ibext_ud_rc_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_late_test, kdapl_test_adapter_gen),
 	KUNIT_CASE_PARAM(ibext_ud_late_accept_test, kdapl_test_adapter_gen),
+	KUNIT_CASE_PARAM(ibext_ud_dead_test, kdapl_test_adapter_gen),
 	{}
 };
 

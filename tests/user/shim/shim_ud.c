@@ -1126,9 +1126,10 @@ static int connect_full(DAT_EP_HANDLE ep, struct side *s, struct side *c,
  * connect past it, and an accept, are DAT_INSUFFICIENT_RESOURCES |
  * DAT_RESOURCE_TEP with nothing changed: no event, no request sent, the
  * CR still answerable.  Each dat_ib_ud_cm_free() and dat_ib_ud_ah_free()
- * makes room again.
+ * makes room again.  A disconnected EP's connect is its state error,
+ * however many resolutions it keeps.
  */
-static int test_cap(void)
+static int cap_check(void)
 {
 	DAT_CONTEXT cm1, cm2, cm3, pcm1, pcm2;
 	DAT_IB_ADDR_HANDLE ah1, ah2, ah3;
@@ -1138,10 +1139,7 @@ static int test_cap(void)
 	DAT_CR_HANDLE cr;
 	DAT_RETURN ret;
 	DAT_EVENT ev;
-	char old[32];
 
-	if (peers_max_set("2", old, sizeof(old)))
-		return -1;
 	if (side_open_dto(&s, 8) || side_open_dto(&c, 8))
 		return -1;
 	if (ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS ||
@@ -1181,13 +1179,32 @@ static int test_cap(void)
 		return FAIL("frees");
 	if (ud_resolve(&c, cep, &s, sep, QUAL + 8, psp, &ah3, &cm3, NULL))
 		return -1;
+	/* Disconnected, it keeps its resolution: over a limit of 1. */
+	if (dat_ep_disconnect(cep, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS ||
+	    wait_ev(c.conn, 5000000, DAT_CONNECTION_EVENT_DISCONNECTED, &ev) ||
+	    peers_max_set("1", NULL, 0))
+		return FAIL("disconnect");
+	ret = dat_ep_connect(cep, s.addr, QUAL + 8, 5000000, 0, NULL,
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCONNECTED))
+		return FAIL("disconnected EP's connect: %#x", ret);
 	if (dat_ep_free(cep) != DAT_SUCCESS || dat_ep_free(cep2) != DAT_SUCCESS ||
 	    dat_ep_free(sep) != DAT_SUCCESS ||
 	    dat_psp_free(psp) != DAT_SUCCESS)
 		return FAIL("frees at the end");
-	if (pair_close(&s, &c))
+	return pair_close(&s, &c);
+}
+
+/* cap_check() with ud_peers_max at 2, given back whatever happens. */
+static int test_cap(void)
+{
+	char old[32];
+	int bad;
+
+	if (peers_max_set("2", old, sizeof(old)))
 		return -1;
-	return peers_max_set(old, NULL, 0);
+	bad = cap_check();
+	return peers_max_set(old, NULL, 0) || bad ? -1 : 0;
 }
 
 /*
