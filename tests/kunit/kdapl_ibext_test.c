@@ -1455,6 +1455,52 @@ static u32 ibext_ud_next(struct kunit *test, DAT_EVD_HANDLE evd,
 }
 
 /*
+ * A PSP of @u's IA on @qual with a CR EVD of its own, and a new datagram
+ * EP *@cli that asks that PSP: the request's CR.
+ */
+static DAT_CR_HANDLE ibext_ud_request(struct ibext_ud *u,
+				      const struct sockaddr_in *sin,
+				      DAT_CONN_QUAL qual,
+				      DAT_EVD_HANDLE *cr_evd,
+				      DAT_PSP_HANDLE *psp, DAT_EP_HANDLE *cli)
+{
+	struct kunit *test = u->test;
+	DAT_EVENT ev;
+
+	*cr_evd = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CR_FLAG);
+	KUNIT_ASSERT_EQ(test, dat_psp_create(u->ia, qual, *cr_evd,
+					     DAT_PSP_CONSUMER_FLAG, psp),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
+					    u->conn, &u->attr, cli),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, dat_ep_connect(*cli, (struct sockaddr *)sin,
+					     qual, DAT_TIMEOUT_INFINITE, 0,
+					     NULL, DAT_QOS_BEST_EFFORT, 0),
+			DAT_SUCCESS);
+	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(*cr_evd, &ev, 5000));
+	KUNIT_ASSERT_EQ(test, (u32)ev.event_number,
+			(u32)DAT_IB_UD_CONNECTION_REQUEST_EVENT);
+	return ev.event_data.cr_arrival_event_data.cr_handle;
+}
+
+/* Free what ibext_ud_init(), ibext_ud_create() and ibext_ud_request() made. */
+static void ibext_ud_fini(struct ibext_ud *u, DAT_EVD_HANDLE cr_evd,
+			  DAT_PSP_HANDLE psp, DAT_EP_HANDLE cli)
+{
+	struct kunit *test = u->test;
+
+	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(cr_evd), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+}
+
+/*
  * An accept that starts while the EP's teardown stops its resolutions
  * is refused with DAT_INVALID_STATE and leaves the request's identifier
  * with its CR: dat_cr_reject() still answers it, and the requester gets
@@ -1478,27 +1524,12 @@ static void ibext_ud_late_accept_test(struct kunit *test)
 	if (!ibext_ud_create(u))
 		return;
 	kdapl_test_ia_addr(test, u->ia, &sin);
-	cr_evd = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CR_FLAG);
-	KUNIT_ASSERT_EQ(test, dat_psp_create(u->ia, IBEXT_QUAL + 10, cr_evd,
-					     DAT_PSP_CONSUMER_FLAG, &psp),
-			DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, dat_ep_connect(u->ud, (struct sockaddr *)&sin,
 					     IBEXT_QUAL + 9,
 					     DAT_TIMEOUT_INFINITE, 0, NULL,
 					     DAT_QOS_BEST_EFFORT, 0),
 			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
-					    u->conn, &u->attr, &cli),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, (struct sockaddr *)&sin,
-					     IBEXT_QUAL + 10,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));
-	KUNIT_ASSERT_EQ(test, (u32)ev.event_number,
-			(u32)DAT_IB_UD_CONNECTION_REQUEST_EVENT);
-	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	cr = ibext_ud_request(u, &sin, IBEXT_QUAL + 10, &cr_evd, &psp, &cli);
 
 	KUNIT_ASSERT_EQ(test, kdapl_get(&kdapl_kernel_owner, u->ud, EP,
 					DAT_INVALID_HANDLE_EP, &e),
@@ -1512,15 +1543,7 @@ static void ibext_ud_late_accept_test(struct kunit *test)
 			(u32)DAT_IB_UD_CONNECTION_REJECT_EVENT);
 	x = (const DAT_IB_EXTENSION_EVENT_DATA *)ev.event_extension_data;
 	KUNIT_EXPECT_EQ(test, (u32)x->type, (u32)DAT_IB_UD_CONNECT_REJECT);
-
-	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(cr_evd), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+	ibext_ud_fini(u, cr_evd, psp, cli);
 }
 
 /*
@@ -1550,20 +1573,7 @@ static void ibext_ud_dead_test(struct kunit *test)
 	if (!ibext_ud_create(u))
 		return;
 	kdapl_test_ia_addr(test, u->ia, &sin);
-	cr_evd = kdapl_test_evd(test, u->ia, 8, DAT_EVD_CR_FLAG);
-	KUNIT_ASSERT_EQ(test, dat_psp_create(u->ia, IBEXT_QUAL + 11, cr_evd,
-					     DAT_PSP_CONSUMER_FLAG, &psp),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_create(u->ia, u->pz, u->dto, u->dto,
-					    u->conn, &u->attr, &cli),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_EQ(test, dat_ep_connect(cli, (struct sockaddr *)&sin,
-					     IBEXT_QUAL + 11,
-					     DAT_TIMEOUT_INFINITE, 0, NULL,
-					     DAT_QOS_BEST_EFFORT, 0),
-			DAT_SUCCESS);
-	KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));
-	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	cr = ibext_ud_request(u, &sin, IBEXT_QUAL + 11, &cr_evd, &psp, &cli);
 	KUNIT_ASSERT_EQ(test, dat_cr_accept(cr, u->ud, 0, NULL), DAT_SUCCESS);
 	KUNIT_ASSERT_EQ(test, ibext_ud_next(test, u->conn, cli, &ev),
 			(u32)DAT_IB_UD_CONNECTION_EVENT_ESTABLISHED);
@@ -1589,15 +1599,7 @@ static void ibext_ud_dead_test(struct kunit *test)
 		cr = ev.event_data.cr_arrival_event_data.cr_handle;
 		KUNIT_EXPECT_EQ(test, dat_cr_reject(cr, 0, NULL), DAT_SUCCESS);
 	}
-
-	KUNIT_EXPECT_EQ(test, dat_ep_free(cli), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(u->ud), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_psp_free(psp), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(cr_evd), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_ep_free(u->rc), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(u->dto), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_evd_free(u->conn), DAT_SUCCESS);
-	KUNIT_EXPECT_EQ(test, dat_pz_free(u->pz), DAT_SUCCESS);
+	ibext_ud_fini(u, cr_evd, psp, cli);
 }
 
 /*
