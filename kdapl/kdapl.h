@@ -911,9 +911,6 @@ int kdapl_ud_ah_create(struct kdapl_ep *ep, struct ib_pd *pd,
 		       struct kdapl_ud_ah **ahp, u32 *idp);
 void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep);
 void kdapl_ud_peers_stop(struct kdapl_ep *ep);
-#if IS_ENABLED(CONFIG_KUNIT)
-extern unsigned int kdapl_ud_peers_max;
-#endif
 void kdapl_ud_peers_destroy(struct kdapl_ep *ep);
 DAT_RETURN kdapl_cm_ud_up(struct kdapl_ep *ep);
 DAT_RETURN kdapl_ud_connect(struct kdapl_ep *ep, const struct sockaddr *dst,
@@ -936,6 +933,10 @@ DAT_RETURN kdapl_ep_post_send_ud(struct kdapl_owner *owner,
 				 const DAT_IB_ADDR_HANDLE *remote_ah,
 				 DAT_DTO_COOKIE user_cookie,
 				 DAT_COMPLETION_FLAGS completion_flags);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The module parameter ud_peers_max, for the KUnit suites. */
+extern unsigned int kdapl_ud_peers_max;
+#endif
 
 /*
  * Count for DAT_COUNTERS (kdapl_counters.c).  Relaxed atomics: the
@@ -1741,6 +1742,8 @@ void kdapl_dto_ep_fini(struct kdapl_ep *ep);
 void kdapl_dto_qp_created(struct kdapl_ep *ep, u32 max_inline);
 int kdapl_dto_qp_rts(struct kdapl_ep *ep);
 void kdapl_dto_qp_gone(struct kdapl_ep *ep);
+u32 kdapl_dto_req_mark(struct kdapl_ep *ep);
+bool kdapl_dto_req_past(struct kdapl_ep *ep, u32 mark);
 bool kdapl_dto_forget_lmr(struct kdapl_ep *ep, const struct kdapl_lmr *lmr);
 void kdapl_dto_pz_changed(struct kdapl_ep *ep, const struct kdapl_pz *pz);
 

@@ -1112,6 +1112,36 @@ void kdapl_dto_wait_requests(struct kdapl_ep *ep)
 }
 
 /**
+ * kdapl_dto_req_mark() - a mark of the requests an EP has posted so far
+ * @ep: the EP, ep->lock held
+ *
+ * Return: a mark for kdapl_dto_req_past().
+ */
+u32 kdapl_dto_req_mark(struct kdapl_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	return ep->dto->req.head;
+}
+
+/**
+ * kdapl_dto_req_past() - have the requests before a mark completed?
+ * @ep: the EP, ep->lock held (its rings are not replaced meanwhile)
+ * @mark: from kdapl_dto_req_mark() under the same QP
+ *
+ * True once every request posted before @mark completed, so that the
+ * device holds none of them any more: the send queue completes in order,
+ * and every request kdapl posts is signalled.
+ *
+ * Return: whether the send queue's tail is at or past @mark.
+ */
+bool kdapl_dto_req_past(struct kdapl_ep *ep, u32 mark)
+{
+	lockdep_assert_held(&ep->lock);
+	/* Pairs with the completion handler's release of the tail. */
+	return (s32)(smp_load_acquire(&ep->dto->req.tail) - mark) >= 0;
+}
+
+/**
  * kdapl_dto_qp_gone() - the QP of an EP was drained
  * @ep: the EP, whose ep->qp is already NULL
  *

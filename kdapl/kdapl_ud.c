@@ -32,11 +32,11 @@
  * and an id finds nothing but what the EP it is given to has.
  *
  * An address handle is destroyed (rdma_destroy_ah(), which may sleep) in
- * process context only: by dat_ib_ud_ah_free() when no request of the
- * EP is outstanding, else (the handle waits on @dead meanwhile, since a
- * send the device still holds may use it) by the first
- * dat_ib_ud_ah_free(), connect or accept of the EP that finds none
- * outstanding, or by the EP's teardown.
+ * process context only, once no send the device holds may use it: by
+ * dat_ib_ud_ah_free() when the requests posted before it completed,
+ * else (the handle waits on @dead meanwhile) by the first
+ * dat_ib_ud_ah_free(), connect or accept of the EP that finds them
+ * completed, or by the EP's teardown.
  *
  * A resolution outlives the EP's teardown, which destroys only its
  * identifier: the private data its event gave stays valid until the EP
@@ -74,12 +74,15 @@
  * @ah: the verbs address handle, in the PD of the EP's PZ
  * @qkey: the queue key the peer's queue pair takes
  * @id: its name for a process (see the top of this file)
+ * @retire: on &kdapl_ud.dead, the requests posted when it was freed
+ *	(kdapl_dto_req_mark()): once they completed, no send uses it
  */
 struct kdapl_ud_ah {
 	struct list_head node;
 	struct ib_ah *ah;
 	u32 qkey;
 	u32 id;
+	u32 retire;
 };
 
 /*
@@ -153,8 +156,9 @@ struct kdapl_ud_peer {
  *	(the teardown's and dat_ib_ud_cm_free()'s), which waits for their
  *	handlers, with the free of their memory
  * @ahs: its address handles
- * @dead: address handles the consumer freed while requests were
- *	outstanding, destroyed once a call finds none outstanding
+ * @dead: address handles the consumer freed while requests posted
+ *	before were outstanding, destroyed once a call finds those
+ *	completed
  * @mtu: the longest message, the path MTU of its port, once its queue
  *	pair is up (0 before)
  * @stopped: the teardown destroys the resolutions' identifiers: none is
@@ -322,18 +326,22 @@ static void kdapl_ud_ah_destroy(struct kdapl_ud_ah *ah)
 }
 
 /*
- * Move the handles the consumer freed while requests were outstanding
- * to @list if none is outstanding any more: then no send the device
- * holds uses them.  ep->lock held.
+ * Move to @list the handles the consumer freed whose sends all
+ * completed: the requests posted before each was freed.  The device
+ * holds no send that uses them any more.  ep->lock held.
  */
 static void kdapl_ud_dead_take(struct kdapl_ep *ep, struct list_head *list)
 {
+	struct kdapl_ud_ah *ah, *next;
+
 	lockdep_assert_held(&ep->lock);
-	if (atomic_read(&ep->request_outstanding))
-		return;
-	list_splice_init(&ep->ud->dead, list);
-	ep->ud->nahs -= ep->ud->ndead;
-	ep->ud->ndead = 0;
+	list_for_each_entry_safe(ah, next, &ep->ud->dead, node) {
+		if (!kdapl_dto_req_past(ep, ah->retire))
+			continue;
+		list_move_tail(&ah->node, list);
+		ep->ud->nahs--;
+		ep->ud->ndead--;
+	}
 }
 
 /* Destroy the handles of @list, taken off the EP under ep->lock. */
@@ -473,6 +481,7 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 	spin_lock_irqsave(&ep->lock, flags);
 	ah = kdapl_ud_ah_find(ep, remote->ah);
 	if (ah) {
+		ah->retire = kdapl_dto_req_mark(ep);
 		list_move_tail(&ah->node, &ep->ud->dead);
 		ep->ud->ndead++;
 	}
@@ -495,9 +504,9 @@ put:
  *	that brought it gave it
  *
  * The handle may not be given to dat_ib_post_send_ud() any more.  It is
- * destroyed now if the EP has no request outstanding, else by the first
- * free of a handle, connect or accept on the EP that finds none
- * outstanding, or by the EP's teardown.
+ * destroyed now if the requests the EP posted before completed, else by
+ * the first free of a handle, connect or accept on the EP that finds
+ * them completed, or by the EP's teardown.
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a
@@ -748,21 +757,24 @@ static DAT_RETURN kdapl_ud_addr_error(int err)
 }
 
 /*
- * Does @ep hold ud_peers_max resolutions and address handles?  Handles
- * freed while requests were outstanding are destroyed first if none is
- * outstanding any more.  A handle that a resolution in progress adds
- * later is not counted yet: at most as many as are in progress go past
- * the limit.  Process context.
+ * Does @ep hold ud_peers_max resolutions and address handles?  Freed
+ * handles whose sends completed are destroyed first.  A handle that a
+ * resolution in progress adds later is not counted yet: at most as many
+ * as are in progress go past the limit.  An EP whose teardown stopped
+ * its resolutions since kdapl_cm_ud_up() is not full: the call fails
+ * later with its state error.  Process context.
  */
-static bool kdapl_ud_full(struct kdapl_ep *ep)
+static bool kdapl_ud_reclaim_full(struct kdapl_ep *ep)
 {
+	struct kdapl_ud *ud = ep->ud;
 	unsigned long flags;
 	LIST_HEAD(dead);
 	bool full;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	kdapl_ud_dead_take(ep, &dead);
-	full = ep->ud->npeers + ep->ud->nahs >= READ_ONCE(kdapl_ud_peers_max);
+	full = !ud->stopped &&
+	       ud->npeers + ud->nahs >= READ_ONCE(kdapl_ud_peers_max);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_ud_ah_destroy_list(&dead);
 	return full;
@@ -786,7 +798,7 @@ static DAT_RETURN kdapl_ud_peer_alloc(struct kdapl_ep *ep,
 	 * an EP that holds nothing yet.  Resolutions are listed under the
 	 * IA lock: none is added meanwhile.
 	 */
-	if (kdapl_ud_full(ep))
+	if (kdapl_ud_reclaim_full(ep))
 		return dat_error(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	/* Charged to the process that connects or accepts, if it is one. */
 	peer = kzalloc(sizeof(*peer), GFP_KERNEL_ACCOUNT);
@@ -1142,7 +1154,8 @@ unlock:
  *	DAT_IB_UD_CONNECTION_* event
  *
  * The private data that event gave goes with it; the address handle
- * stays, until dat_ib_ud_ah_free() or the EP's free.
+ * stays, until dat_ib_ud_ah_free() or the EP's teardown (a disconnect,
+ * a broken queue pair, a reset or the free).
  *
  * Context: process context, may sleep.
  * Return: DAT_SUCCESS; DAT_INVALID_HANDLE | DAT_INVALID_HANDLE_EP for a

@@ -1547,11 +1547,13 @@ static void ibext_ud_late_accept_test(struct kunit *test)
 }
 
 /*
- * An address handle freed while a request is outstanding waits on its
- * EP, and counts against ud_peers_max, until a call finds no request
- * outstanding: the next connect destroys it first, so that a consumer
- * that freed everything is not refused.  The outstanding request is
- * simulated; the limit is 1 for the second connect.
+ * An address handle whose sends completed goes when it is freed, though
+ * other requests of the EP are outstanding (simulated here, as on an EP
+ * that always has sends in flight), and counts against ud_peers_max no
+ * more: a connect under a limit of 1 succeeds meanwhile.  The count
+ * goes back down before anything can abort the test, since the IA's
+ * close would wait for it.  The limit applies to every datagram EP
+ * while it is lowered, as a write to the parameter would.
  */
 static void ibext_ud_dead_test(struct kunit *test)
 {
@@ -1586,13 +1588,13 @@ static void ibext_ud_dead_test(struct kunit *test)
 			DAT_SUCCESS);
 	atomic_inc(&e->request_outstanding);
 	KUNIT_EXPECT_EQ(test, dat_ib_ud_ah_free(cli, &ah), DAT_SUCCESS);
-	atomic_dec(&e->request_outstanding);
-	kdapl_object_put(&e->obj);
-	kdapl_ud_peers_max = 1;
+	WRITE_ONCE(kdapl_ud_peers_max, 1);
 	ret = dat_ep_connect(cli, (struct sockaddr *)&sin, IBEXT_QUAL + 11,
 			     DAT_TIMEOUT_INFINITE, 0, NULL,
 			     DAT_QOS_BEST_EFFORT, 0);
-	kdapl_ud_peers_max = max;
+	WRITE_ONCE(kdapl_ud_peers_max, max);
+	atomic_dec(&e->request_outstanding);
+	kdapl_object_put(&e->obj);
 	KUNIT_EXPECT_EQ(test, ret, DAT_SUCCESS);
 	if (ret == DAT_SUCCESS) {
 		KUNIT_ASSERT_TRUE(test, kdapl_test_wait(cr_evd, &ev, 5000));

@@ -1195,16 +1195,120 @@ static int cap_check(void)
 	return pair_close(&s, &c);
 }
 
-/* cap_check() with ud_peers_max at 2, given back whatever happens. */
-static int test_cap(void)
+#define BURST		8	/* the datagram EPs' max_request_dtos */
+
+/* A burst of datagrams from @ep to @ah, cookies @ck and on. */
+static int burst_send(DAT_EP_HANDLE ep, struct ubuf *b, DAT_IB_ADDR_HANDLE *ah,
+		      DAT_UINT64 ck)
+{
+	DAT_RETURN ret;
+	int i;
+
+	for (i = 0; i < BURST; i++) {
+		ret = ud_send(ep, b, i, MSG, ah, ck + i);
+		if (ret != DAT_SUCCESS)
+			return FAIL("datagram %d of a burst: %#x", i, ret);
+	}
+	return 0;
+}
+
+/* The send completions of a burst_send() of @ep. */
+static int burst_done(struct side *c, DAT_EP_HANDLE ep, DAT_UINT64 ck)
+{
+	DAT_EVENT ev;
+	int i;
+
+	for (i = 0; i < BURST; i++)
+		if (ud_done(c->dto, ep, ck + i, DAT_IB_DTO_SEND_UD,
+			    DAT_IB_UD_SEND, MSG, &ev))
+			return -1;
+	return 0;
+}
+
+/*
+ * A handle freed right after a burst of sends to it goes once that
+ * burst completed, though later sends are in flight: an EP that always
+ * has sends in flight gets its freed handles back.  With the limit at 2
+ * the EP holds two handles; a burst goes to the first, which is freed;
+ * once the burst completed, another goes to the second handle, and a
+ * connect made meanwhile succeeds.
+ */
+static int inflight_check(void)
+{
+	DAT_IB_ADDR_HANDLE ah1, ah2;
+	DAT_EP_HANDLE sep, cep;
+	DAT_CONTEXT cm1, cm2;
+	DAT_PSP_HANDLE psp;
+	struct side s, c;
+	DAT_CR_HANDLE cr;
+	struct ubuf cb;
+	DAT_RETURN ret;
+	DAT_EVENT ev;
+
+	if (side_open_dto(&s, 8) || side_open_dto(&c, 4 * BURST) ||
+	    buf_open(&c, &cb, 0x5a))
+		return -1;
+	if (ud_ep(&s, &sep) != DAT_SUCCESS || ud_ep(&c, &cep) != DAT_SUCCESS)
+		return FAIL("datagram EPs");
+	if (dat_psp_create(s.ia, QUAL + 9, s.cr, DAT_PSP_CONSUMER_FLAG,
+			   &psp) != DAT_SUCCESS)
+		return FAIL("dat_psp_create");
+	if (ud_resolve(&c, cep, &s, sep, QUAL + 9, psp, &ah1, &cm1, NULL))
+		return -1;
+	if (dat_ib_ud_cm_free(cep, cm1) != DAT_SUCCESS)
+		return FAIL("dat_ib_ud_cm_free");
+	if (ud_resolve(&c, cep, &s, sep, QUAL + 9, psp, &ah2, &cm2, NULL))
+		return -1;
+	if (dat_ib_ud_cm_free(cep, cm2) != DAT_SUCCESS)
+		return FAIL("dat_ib_ud_cm_free");
+	if (burst_send(cep, &cb, &ah1, 0x300))
+		return -1;
+	ret = dat_ib_ud_ah_free(cep, &ah1);
+	if (ret != DAT_SUCCESS)
+		return FAIL("dat_ib_ud_ah_free with sends in flight: %#x", ret);
+	if (burst_done(&c, cep, 0x300) || burst_send(cep, &cb, &ah2, 0x400))
+		return -1;
+	ret = dat_ep_connect(cep, s.addr, QUAL + 9, 5000000, 0, NULL,
+			     DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	if (ret != DAT_SUCCESS)
+		return FAIL("connect with the freed handle's sends done: %#x",
+			    ret);
+	if (burst_done(&c, cep, 0x400) ||
+	    wait_ev(s.cr, 5000000, EV_REQUEST, &ev))
+		return -1;
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	if (dat_cr_reject(cr, 0, NULL) != DAT_SUCCESS ||
+	    wait_ev(c.conn, 5000000, EV_REJECT, &ev))
+		return FAIL("reject");
+	if (dat_ep_free(cep) != DAT_SUCCESS || dat_ep_free(sep) != DAT_SUCCESS ||
+	    dat_psp_free(psp) != DAT_SUCCESS)
+		return FAIL("frees at the end");
+	if (pair_close(&s, &c))
+		return -1;
+	free(cb.p);
+	return 0;
+}
+
+/* @check() with ud_peers_max at 2, given back whatever happens. */
+static int with_peers_max(int (*check)(void))
 {
 	char old[32];
 	int bad;
 
 	if (peers_max_set("2", old, sizeof(old)))
 		return -1;
-	bad = cap_check();
-	return peers_max_set(old, NULL, 0) || bad ? -1 : 0;
+	bad = check();
+	return (peers_max_set(old, NULL, 0) || bad) ? -1 : 0;
+}
+
+static int test_cap(void)
+{
+	return with_peers_max(cap_check);
+}
+
+static int test_cap_inflight(void)
+{
+	return with_peers_max(inflight_check);
 }
 
 /*
@@ -1298,7 +1402,7 @@ int main(int argc, char **argv)
 		tap_run("ud_absent", test_absent);
 		return tap_done("shim_ud");
 	}
-	printf("1..9\n");
+	printf("1..10\n");
 	tap_run("ud_create", test_create);
 	tap_run("ud_reject", test_reject);
 	tap_run("ud_unanswered", test_unanswered);
@@ -1308,5 +1412,6 @@ int main(int argc, char **argv)
 	tap_run("ud_pdata_kept", test_pdata_kept);
 	tap_run("ud_free_all", test_free_all);
 	tap_run("ud_cap", test_cap);
+	tap_run("ud_cap_inflight", test_cap_inflight);
 	return tap_done("shim_ud");
 }
