@@ -165,7 +165,6 @@ struct kdapl_ud_peer {
  *	listed any more until the reset or free (ep->lock)
  * @npeers: resolutions on @peers (ep->lock)
  * @nahs: address handles on @ahs and @dead (ep->lock)
- * @ndead: of which on @dead (ep->lock)
  */
 struct kdapl_ud {
 	struct list_head peers;
@@ -176,7 +175,6 @@ struct kdapl_ud {
 	bool stopped;
 	unsigned int npeers;
 	unsigned int nahs;
-	unsigned int ndead;
 };
 
 /* Does @ep name its handles and resolutions by id (a process's EP)? */
@@ -255,7 +253,7 @@ void kdapl_ud_ep_fini(struct kdapl_ep *ep)
 		return;
 	WARN_ON_ONCE(!list_empty(&ep->ud->peers) ||
 		     !list_empty(&ep->ud->ahs) || !list_empty(&ep->ud->dead) ||
-		     ep->ud->npeers || ep->ud->nahs || ep->ud->ndead);
+		     ep->ud->npeers || ep->ud->nahs);
 	mutex_destroy(&ep->ud->lock);
 	kfree(ep->ud);
 	ep->ud = NULL;
@@ -340,7 +338,6 @@ static void kdapl_ud_dead_take(struct kdapl_ep *ep, struct list_head *list)
 			continue;
 		list_move_tail(&ah->node, list);
 		ep->ud->nahs--;
-		ep->ud->ndead--;
 	}
 }
 
@@ -372,7 +369,6 @@ void kdapl_ud_ah_destroy_all(struct kdapl_ep *ep)
 	list_splice_init(&ep->ud->ahs, &list);
 	list_splice_init(&ep->ud->dead, &list);
 	ep->ud->nahs = 0;
-	ep->ud->ndead = 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kdapl_ud_ah_destroy_list(&list);
 }
@@ -483,7 +479,6 @@ DAT_RETURN kdapl_ep_ud_ah_free(struct kdapl_owner *owner,
 	if (ah) {
 		ah->retire = kdapl_dto_req_mark(ep);
 		list_move_tail(&ah->node, &ep->ud->dead);
-		ep->ud->ndead++;
 	}
 	kdapl_ud_dead_take(ep, &list);
 	spin_unlock_irqrestore(&ep->lock, flags);
